@@ -19,7 +19,8 @@ __all__ = ["ErrorEntry", "Skipped", "Stage", "Verdict"]
 #: itself, refused by vLLM's argument parser before any config is built).
 Stage = str
 STAGES: tuple[str, ...] = ("argparse", "frontend", "model_config", "engine_args", "cache_config", "parallel_config",
-                           "speculative", "scheduler", "decoding", "observability", "offload", "verify", "worker")
+                           "speculative", "scheduler", "load", "decoding", "observability", "offload", "verify",
+                           "worker")
 
 
 class ErrorEntry(Record):

@@ -69,10 +69,9 @@ DECLINED = [
     ("0.20.0", ["--mm-processor-kwargs", "1"], "takes an object"),
     ("0.20.0", ["--mm-processor-kwargs", "[1]"], "takes an object"),
     ("0.33.0", ["--override-generation-config", '"s"'], "takes an object"),
-    ("0.20.0", ["--shutdown-timeout", "-1"], "the field is an int >= 0"),
-    ("0.20.0", ["--shutdown-timeout", "3", "--shutdown-timeout", "-1"], "the field is an int >= 0"),
+    ("0.20.0", ["--enable-lora", "--max-loras", "0"], "the field is an int >= 1"),
+    ("0.20.0", ["--max-loras", "3", "--enable-lora", "--max-loras", "0"], "the field is an int >= 1"),
     ("0.20.0", ["--optimization-level", "x"], "the release accepts '0', '1', '2', '3'"),
-    ("0.33.0", ["--safetensors-prefetch-block-size", "0"], "the field is an int >= 1"),
 ]
 
 
@@ -98,6 +97,12 @@ CARRIED = [
     # CacheConfig's and ParallelConfig's (tests/test_cache_config.py, tests/test_parallel_flags.py)
     ("0.33.0", ["--data-parallel-rpc-port", "65536"], {"data_parallel_rpc_port_out_of_bounds": 65536}),
     ("0.33.0", ["--dp-sync-interval", "0"], {"dp_sync_interval_out_of_bounds": 0}),
+    # ModelConfig's, LoadConfig's and VllmConfig's (tests/test_late_bounds.py)
+    ("0.20.0", ["--shutdown-timeout", "3", "--shutdown-timeout", "-1"], {"shutdown_timeout_out_of_bounds": -1}),
+    ("0.20.0", ["--shutdown-timeout", "-1", "--shutdown-timeout", "0"], {}),
+    ("0.33.0", ["--safetensors-prefetch-block-size", "0"], {"safetensors_prefetch_block_size_out_of_bounds": 0}),
+    ("0.33.0", ["--max-logprobs", "-2"], {"max_logprobs_out_of_bounds": -2}),
+    ("0.24.0", ["--max-logprobs", "-2"], {}),
     ("0.33.0", ["--prefix-match-unit", "0", "--mamba-block-size", "-1"],
      {"prefix_match_unit_out_of_bounds": 0, "mamba_block_size_out_of_bounds": -1}),
     ("0.29.0", ["--prefix-cache-retention-interval", "-1", "--max-parallel-loading-workers", "0"],

@@ -1181,7 +1181,12 @@ _BOUNDED_CARRIERS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_o
                      "dp_sync_interval": "dp_sync_interval_out_of_bounds",
                      "max_parallel_loading_workers": "max_parallel_loading_workers_out_of_bounds",
                      "elastic_ep_max_dp_size": "elastic_ep_max_dp_size_out_of_bounds",
-                     "kv_cache_metrics_sample": "kv_cache_metrics_sample_out_of_bounds"}
+                     "kv_cache_metrics_sample": "kv_cache_metrics_sample_out_of_bounds",
+                     # ModelConfig's (the MC_FIELD rows), LoadConfig's and VllmConfig's (kvguard.rules.late_bounds)
+                     "max_logprobs": "max_logprobs_out_of_bounds",
+                     "safetensors_prefetch_num_threads": "safetensors_prefetch_num_threads_out_of_bounds",
+                     "safetensors_prefetch_block_size": "safetensors_prefetch_block_size_out_of_bounds",
+                     "shutdown_timeout": "shutdown_timeout_out_of_bounds"}
 
 
 def _human_readable_zero(values: list[str], release: Release) -> bool:

@@ -228,6 +228,13 @@ class Layout:
     #: ObservabilityConfig's --kv-cache-metrics-sample (0.12.0+), kept the same way, and whether 0.33.0's
     #: --custom-histogram-buckets is given (kvguard.rules.observability metrics_sample_bound)
     kv_cache_metrics_sample_out_of_bounds: Optional[float] = None
+    #: ModelConfig's --max-logprobs (at least -1, 0.25.0+; kvguard.rules.table's MC_FIELD), LoadConfig's
+    #: --safetensors-prefetch-num-threads / --safetensors-prefetch-block-size (at least 1, 0.21.0+) and VllmConfig's
+    #: --shutdown-timeout (at least 0, 0.18.0+) (kvguard.rules.late_bounds), kept the same way
+    max_logprobs_out_of_bounds: Optional[int] = None
+    safetensors_prefetch_num_threads_out_of_bounds: Optional[int] = None
+    safetensors_prefetch_block_size_out_of_bounds: Optional[int] = None
+    shutdown_timeout_out_of_bounds: Optional[int] = None
     custom_histogram_buckets_given: bool = False
     #: --max-num-scheduled-tokens given as 0 (within its bound on 0.26.0 - 0.31.0), which VllmConfig refuses with a
     #: speculative config (kvguard.rules.scheduler scheduled_tokens_with_drafting)

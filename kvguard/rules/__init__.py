@@ -45,6 +45,9 @@ WRAPPER: dict[str, Optional[str]] = {
     "scheduler": "SchedulerConfig",
     # CacheConfig, built in EngineArgs.create_engine_config before the data-parallel checks and ParallelConfig
     "cache_config": "CacheConfig",
+    # LoadConfig (create_load_config), built in EngineArgs.create_engine_config after the Mamba and kernel configs'
+    # checks, before DecodingConfig / ObservabilityConfig (kvguard.rules.late_bounds)
+    "load": "LoadConfig",
     # 0.10.2's DecodingConfig (the --guided-decoding-* switches), built in EngineArgs.create_engine_config after the
     # load config, before ObservabilityConfig (kvguard.rules.engine_options)
     "decoding": "DecodingConfig",

@@ -7,13 +7,14 @@ checks and ParallelConfig; pydantic wraps their ValueError in a ValidationError 
 - 0.11.1+: the fields' pydantic bounds instead (``gpu_memory_utilization`` in (0, 1]; ``cpu_offload_gb`` at least 0,
   in CacheConfig to 0.16.x and in UVAOffloadConfig from 0.17.0; ``swap_space`` at least 0 until the flag goes, 0.17.1;
   ``block_size`` greater than 0 from 0.23.0, ``SkipValidation`` before; of the options kvguard otherwise passes over,
-  ``prefix_match_unit`` greater than 0 from 0.26.0, ``prefix_cache_retention_interval`` at least 0 from 0.29.0 and
-  ``mamba_block_size`` greater than 0), checked together as the config is built, in
+  ``prefix_match_unit`` greater than 0 from 0.26.0, ``prefix_cache_retention_interval`` at least 0 from 0.29.0,
+  ``mamba_block_size`` greater than 0 and, beside another of them, ``replayssm_buffer_len`` greater than 0 from
+  0.27.0, declared last), checked together as the config is built, in
   declaration order: one ValidationError for CacheConfig, an error per field out of bounds (``greater_than`` /
   ``greater_than_equal`` / ``less_than_equal`` with the field's integer bound: "Input should be less than or equal to
   1"); the verdict's message is the first error's, which names no pydantic version.  Left undecidable: non-finite
-  values, ``--cpu-offload-gb`` from 0.17.0 (UVAOffloadConfig), and errors beside 0.33.0's unknown cache dtype or a
-  non-positive ``--replayssm-buffer-len`` (more errors of the same ValidationError).
+  values, ``--cpu-offload-gb`` from 0.17.0 (UVAOffloadConfig), and errors beside 0.33.0's unknown cache dtype (its
+  validator's value error joins the same ValidationError; a non-positive ``--replayssm-buffer-len`` too).
 - 0.33.0: ``--kv-cache-dtype`` is a free string (before, argparse's choices), checked by the ``cache_dtype`` field
   validator against ``KV_CACHE_DTYPES``: the ``CacheDType`` literal plus the names a platform registers with
   ``register_kv_cache_dtype`` when it activates.  No in-tree platform registers one, so the list is the literal's on
@@ -70,7 +71,7 @@ BOUND_ERRORS = {"gt": ("greater_than", "Input should be greater than {bound}"),
 def _bounded_fields(state: Any) -> list:
     """``(field, value, ((kind, bound), …), flag)`` for CacheConfig's bounded fields the launch gives, in the class's
     declaration order (block_size, prefix_match_unit, gpu_memory_utilization, swap_space, cpu_offload_gb,
-    prefix_cache_retention_interval, mamba_block_size), with the release's bounds; ``cpu_offload_gb`` from 0.17.0
+    prefix_cache_retention_interval, mamba_block_size, replayssm_buffer_len), with the release's bounds; ``cpu_offload_gb`` from 0.17.0
     belongs to the offload config (``"elsewhere"``).  The options kvguard otherwise passes over come as the layout's
     ``*_out_of_bounds`` fields (kvguard.launch.argv: set only outside the bound, from the last occurrence)."""
     lay, release = state.layout, state.release
@@ -92,6 +93,8 @@ def _bounded_fields(state: Any) -> list:
                     (("ge", 0),), "--prefix-cache-retention-interval"))
     if lay.mamba_block_size_out_of_bounds is not None and release.within("0.11.1"):
         out.append(("mamba_block_size", lay.mamba_block_size_out_of_bounds, (("gt", 0),), "--mamba-block-size"))
+    if lay.replayssm_buffer_len is not None and release.within("0.27.0"):
+        out.append(("replayssm_buffer_len", lay.replayssm_buffer_len, (("gt", 0),), "--replayssm-buffer-len"))
     return out
 
 
@@ -132,6 +135,10 @@ def field_bounds(state: Any) -> None:
         if value != value or value in (float("inf"), float("-inf")):
             declined.append(flag)
         errors.append((name, value, broken, flag))
+    if [name for name, _value, _broken, _flag in errors] == ["replayssm_buffer_len"]:
+        # alone, the CC_FIELD row decides it, after 0.33.0's cache dtype validator (declared before it), which
+        # declines an unknown dtype beside it
+        return
     if not errors:
         # only the offload config's bound: it is built after ParallelConfig, whose checks kvguard does not follow
         errors, declined = later, [flag for _name, _value, _broken, flag in later]
@@ -149,13 +156,11 @@ def field_bounds(state: Any) -> None:
 
 
 def _same_validation(state: Any) -> bool:
-    """Whether another field of CacheConfig fails in the same validation pass (0.33.0's cache dtype validator, the
-    replay buffer's bound): one ValidationError with several errors, which kvguard does not render."""
+    """Whether 0.33.0's cache dtype validator fails in the same validation pass: its ValueError becomes a
+    ``value_error`` entry of the same ValidationError, beside the bound errors, which kvguard does not render."""
     lay = state.layout
-    if state.release.within("0.33.0") and lay.kv_cache_dtype is not None \
-            and lay.kv_cache_dtype not in KV_CACHE_DTYPES_0330:
-        return True
-    return lay.replayssm_buffer_len is not None and lay.replayssm_buffer_len <= 0
+    return state.release.within("0.33.0") and lay.kv_cache_dtype is not None \
+        and lay.kv_cache_dtype not in KV_CACHE_DTYPES_0330
 
 
 def unknown_cache_dtype(state: Any) -> bool:
@@ -164,6 +169,13 @@ def unknown_cache_dtype(state: Any) -> bool:
     if given is None or given in KV_CACHE_DTYPES_0330:
         return False
     state.need("platform")
+    buffer = state.layout.replayssm_buffer_len
+    if buffer is not None and buffer <= 0:
+        # the replay buffer's bound (declared after cache_dtype) fails in the same validation: one ValidationError
+        # with the validator's value_error and the bound's error (0.33.0 oracle), which kvguard does not render
+        state.undecided(f"--kv-cache-dtype {given!r} and --replayssm-buffer-len {buffer}: CacheConfig refuses both in "
+                        "one ValidationError (the dtype validator's value error, then the buffer's bound), which "
+                        "kvguard does not render")
     return True
 
 

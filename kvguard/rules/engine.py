@@ -98,6 +98,7 @@ class State:
         self.sc = None
         lay = layout
         self.max_model_len = lay.max_model_len
+        self.max_logprobs_out_of_bounds = lay.max_logprobs_out_of_bounds  # ModelConfig's MC_FIELD (0.25.0+)
         self.disable_sliding_window = lay.disable_sliding_window
         self.kv_cache_dtype = lay.kv_cache_dtype
         self.enforce_eager = lay.enforce_eager
@@ -572,7 +573,7 @@ def _runs(row, entry: str) -> bool:
     if entry == "serve":
         return True
     if row.stage in ("frontend", "engine_args", "cache_config", "model_init", "speculative", "scheduler", "worker",
-                     "decoding", "observability", "offload"):
+                     "decoding", "load", "observability", "offload"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

@@ -45,6 +45,7 @@ from . import engine_options as _eopts
 from . import environ as _environ
 from . import host_options as _host
 from . import kv_transfer as _kv_transfer
+from . import late_bounds as _late_bounds
 from . import late_options as _late
 from . import mamba_block_size as _mbs
 from . import mamba_cache as _mamba
@@ -1421,10 +1422,18 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "gt?", 0),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(gt=0))",
               description="--max-model-len must be positive"),
-    FieldRule("MC_FIELD", "0.14.0", stage="model_config",
+    FieldRule("MC_FIELD", "0.14.0", "0.24.0", stage="model_config",
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
+    # 0.25.0+: max_logprobs (declared after max_model_len) is bounded too, an option kvguard otherwise passes over
+    # (kvguard.launch.argv carries it only outside the bound)
+    FieldRule("MC_FIELD", "0.25.0", stage="model_config",
+              fields=(("max_model_len", "max_model_len", "ge?", -1),
+                      ("max_logprobs", "max_logprobs_out_of_bounds", "ge?", -1)),
+              source=f"{_S_MODEL}::ModelConfig (max_model_len, max_logprobs: Field(ge=-1))",
+              description="--max-model-len must be -1 (auto-fit) or more, and --max-logprobs -1 (no limit) or more "
+                          "(both in one ValidationError)"),
     # 0.11.0 - 0.12.0: VLLM_ATTENTION_BACKEND read through env_with_choices, before the sleep-mode check
     # (kvguard.rules.attention_env)
     Check("MC_attention_backend_env", "0.11.0", "0.12.0", stage="model_config", scope="env",
@@ -2484,6 +2493,13 @@ RULES = (
           description="--mamba-ssu-algorithm with a Mamba backend other than FlashInfer (a raw ValueError: the "
                       "engine arguments call the check on their copy of MambaConfig)"),
 
+    # LoadConfig's field bounds (kvguard.rules.late_bounds), built after the Mamba and kernel configs' checks
+    Step("load_prefetch_bounds", "0.21.0", options=("safetensors_prefetch_num_threads_out_of_bounds",
+                                                    "safetensors_prefetch_block_size_out_of_bounds"),
+         stage="load", apply=_late_bounds.load_prefetch_bounds,
+         description="--safetensors-prefetch-num-threads / --safetensors-prefetch-block-size below 1: a "
+                     "ValidationError for LoadConfig ('Input should be greater than or equal to 1'), an error per "
+                     "field in declaration order"),
     # DecodingConfig.__post_init__ (0.10.2; kvguard.rules.engine_options), built after the load config
     Check("DC_any_whitespace", "0.10.2", "0.10.2", options=("guided_decoding_disable_any_whitespace",),
           stage="decoding", scope="feature", when=_eopts.whitespace_unsupported, template=_eopts.WHITESPACE_MESSAGE,
@@ -2536,6 +2552,11 @@ RULES = (
           source=f"{_S_ARGS}::EngineArgs.create_engine_config (after OffloadConfig, before VllmConfig)",
           description="--kda-prefill-backend flashkda off CUDA, or fused off ROCm"),
 
+    # VllmConfig's field validation, before __post_init__ (kvguard.rules.late_bounds)
+    Step("vc_shutdown_timeout_bound", "0.18.0", options=("shutdown_timeout_out_of_bounds",), stage="verify",
+         apply=_late_bounds.shutdown_timeout_bound,
+         description="--shutdown-timeout below 0: a ValidationError for VllmConfig ('Input should be greater than or "
+                     "equal to 0')"),
     Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
          apply=_scheduler.scheduled_tokens_with_drafting,
          description="VllmConfig._set_max_num_scheduled_tokens: with a draft model or parallel drafting, a batch the "
