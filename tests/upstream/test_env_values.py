@@ -22,7 +22,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from kvguard.rules.env_values import kind, predict  # noqa: E402
+from kvguard.rules.env_values import MODELLED, READ_BY_RULES, kind, predict  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from ._oracle import oracle_or_skip, run_runner  # noqa: E402
@@ -71,6 +71,25 @@ def test_the_classifications_predict_fresh_values(version):
     figures = compare(version)
     assert figures["agree"] > 0
     assert figures["disagree"] == [], figures["disagree"][:10]
+
+
+#: values an operator writes for a switch kvguard reads only as set / unset (kvguard.rules.env_values.MODELLED outside
+#: READ_BY_RULES): words, choices respelled, JSON, blanks
+SWITCH_VALUES = ("abc", "true", "yes", "1", "0", "2", "FP8", "fp8", "int8", "", " 1 ", "x", "{}", "latency", "1.0")
+
+
+@pytest.mark.parametrize("version", SAMPLE)
+def test_the_switches_read_as_set_are_predicted(version):
+    # the undecidable answer for such a switch quotes predict(): the release's own getter must raise exactly that
+    release = resolve(version)
+    names = sorted(n for n in MODELLED if n not in READ_BY_RULES and kind(release, n) is not None)
+    python, python_env = oracle_or_skip(version)
+    cases = [{"name": name, "value": value} for name in names for value in SWITCH_VALUES]
+    out = run_runner("env_parsers_runner.py", python, dict(python_env, VLLM_TARGET_DEVICE="cpu"), cases)
+    wrong = [(case, outcome) for case, outcome in zip(cases, out["named"])
+             if predict(case["name"], kind(release, case["name"]), case["value"]) != outcome]
+    assert any(outcome for outcome in out["named"])
+    assert wrong == [], wrong[:10]
 
 
 if __name__ == "__main__":
