@@ -11,8 +11,9 @@ value counts), and runs each through the release's own ``vllm serve`` path (test
 through kvguard: the verdicts, and every error of a ValidationError, must agree.  Launches kvguard declares
 undecidable are counted, never compared.
 
-Releases: a sample of KVG_ORACLE_VERSIONS (default "0.18.0 0.21.0 0.25.0 0.28.0 0.33.0"); KVG_BOUNDS_CASES launches
-per release (default 12); seed KVG_BOUNDS_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``bounds-<release>.json``.  Run
+Releases: a sample of KVG_ORACLE_VERSIONS (default "0.18.0 0.21.0 0.25.0 0.28.0 0.33.0"): the first from 0.18.0,
+0.21.0 and 0.25.0 where listed, and the last (CI's group: 0.18.0, 0.21.0, 0.33.0); KVG_BOUNDS_CASES launches per
+release (default 12); seed KVG_BOUNDS_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``bounds-<release>.json``.  Run
 directly for a full report: ``python -m tests.upstream.test_bounds 0.20.0 0.33.0 --cases 60``.
 """
 
@@ -74,7 +75,7 @@ run = generated_launches("kvg-bounds-", generate, errors=True)
 
 test_bounds_agree_with_real_vllm = launch_differential(
     run, kind="bounds", label="passed-over option bounds", cases=("KVG_BOUNDS_CASES", 12), seed="KVG_BOUNDS_SEED",
-    versions=VERSIONS, since="0.18.0", also=("0.25.0",))
+    versions=VERSIONS, since="0.18.0", also=("0.21.0", "0.25.0"))
 
 
 if __name__ == "__main__":
