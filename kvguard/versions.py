@@ -47,7 +47,7 @@ class ReleaseNumber:
     as keys of one dict).
     """
 
-    __slots__ = ("release", "_key", "_hash")
+    __slots__ = ("release", "_key", "_hash", "_within")
 
     epoch = 0
     pre = post = dev = local = None
@@ -61,6 +61,8 @@ class ReleaseNumber:
         self._key = tuple(key)
         # hashed once: the per-model answers of a check are keyed by the release (kvguard.rules.table._per_model)
         self._hash = hash(self._key)
+        #: (since, until) -> Release.within's answer for this number (the rows ask the same bounds on every check)
+        self._within: dict[tuple[Optional[str], Optional[str]], bool] = {}
 
     @property
     def major(self) -> int:
@@ -231,12 +233,19 @@ class Release(Record, order=True):
         """True when ``since <= release <= until`` (either bound may be open)."""
         version = self.version
         if type(version) is ReleaseNumber:
+            answers = version._within
+            answer = answers.get((since, until))
+            if answer is not None:
+                return answer
             # ordering keys compared as tuples: no Python comparison method per bound (a cached check asks ~20 times)
             low = None if since is None else _order_key(since)
             high = None if until is None else _order_key(until)
             if (low is not None or since is None) and (high is not None or until is None):
                 key = version._key
-                return (low is None or key >= low) and (high is None or key <= high)
+                answer = (low is None or key >= low) and (high is None or key <= high)
+                if len(answers) < 1024:  # the tables' bounds; a caller's own bounds do not grow it without end
+                    answers[(since, until)] = answer
+                return answer
         return ((since is None or version >= _v(since))
                 and (until is None or version <= _v(until)))
 

@@ -192,7 +192,7 @@ class State:
 
     @property
     def has_inner_state(self):
-        from ..archs import arch_flag
+        from kvguard.archs import arch_flag
 
         value = arch_flag(self._facts.architectures, "has_inner_state", self.release)
         if value is None:
@@ -239,6 +239,7 @@ class _EagerFacts(State):
     read without a property call (the rule conditions read them on every check)."""
 
     heads = kv_heads = use_mla = num_experts = None  # shadow State's properties; set per instance
+    facts = None  # type: ignore[assignment]  # shadows State.facts too: the rows read it ~10 times a check
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
                  env: Mapping[str, str], host: Host, *, entry: str = "serve", sidecar: Any = None,
@@ -248,6 +249,7 @@ class _EagerFacts(State):
         self.kv_heads = facts.total_num_kv_heads
         self.use_mla = facts.use_mla
         self.num_experts = facts.num_experts
+        self.facts = facts
 
 
 _SKIP_REASONS = {
@@ -348,10 +350,31 @@ def field_rule_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
     return _field_errors(rule, state)
 
 
+#: id(rule) -> (rule, a callable reading its state attributes as a tuple in declaration order, its (kind, bound)
+#: pairs): ParallelConfig's 17 fields are read on every check (keyed by id: hashing a row hashes all its fields)
+_FIELD_READERS: dict[int, tuple[Any, Any, tuple[tuple[str, Any], ...]]] = {}
+
+
+def _field_reader(rule: FieldRule) -> tuple[Any, tuple[tuple[str, Any], ...]]:
+    kept = _FIELD_READERS.get(id(rule))
+    if kept is not None and kept[0] is rule:
+        return kept[1], kept[2]
+    from operator import attrgetter
+
+    attrs = [attr for _name, attr, _kind, _bound in rule.fields]
+    getter = attrgetter(*attrs) if len(attrs) > 1 else (lambda state: (getattr(state, attrs[0]),))
+    checks = tuple((kind, bound) for _name, _attr, kind, bound in rule.fields)
+    if len(_FIELD_READERS) >= 1024:
+        _FIELD_READERS.clear()
+    _FIELD_READERS[id(rule)] = (rule, getter, checks)
+    return getter, checks
+
+
 def _field_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
-    # s: a State, or (field_verdict) a class holding the layout's field values; only getattr reads it
-    for _name, attr, kind, bound in rule.fields:
-        value = getattr(state, attr)
+    # s: a State, or (field_verdict) a class holding the layout's field values; only getattr reads it (every
+    # field in order, as the validation below does: the same first error of a read)
+    getter, checks = _field_reader(rule)
+    for value, (kind, bound) in zip(getter(state), checks):
         if kind == "ge" and type(value) is int and value >= bound:
             continue  # ParallelConfig's sizes, each check: _plainly_valid's first case without its call
         if not _plainly_valid(kind, bound, value):
@@ -419,22 +442,23 @@ def _evaluate(state: "State", release: Release, facts: ModelFacts, layout: Layou
     if notes:
         extra["notes"] = notes
     calls, rows = _program(release, entry)
-    i = 0
     n = len(calls)
-    while i < n:
+    start = 0
+    while start < n:
+        i = start
         try:
-            while i < n:
+            for i in range(start, n):
                 fired = calls[i](state)
                 if fired:
                     _pending_first(state, rows[i])
                     return _refusal(release, rows[i], state, fired, skipped, extra)
-                i += 1
+            start = n
         except _STOPS as exc:
             verdict = _stopped(release, rows[i], exc, skipped, extra)
             if verdict is not None:
                 _pending_first(state, rows[i])
                 return verdict
-            i += 1
+            start = i + 1
     return _verdict(ok=True, vllm_version=release_key(release), skipped=tuple(skipped), **extra)
 
 
@@ -500,8 +524,23 @@ def _verdict(base: Mapping[str, Any] = _VERDICT_DEFAULTS, /, **values: Any) -> V
     return v
 
 
+#: (release key, id(row)) -> (row, its refusal head): the head depends on the release and the row alone
+_HEADS: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
+
+
 def _refusal_head(key: str, row) -> dict[str, Any]:
-    """The fields of a refusal by ``row`` that do not depend on the launch."""
+    """The fields of a refusal by ``row`` that do not depend on the launch (kept: _verdict copies them)."""
+    kept = _HEADS.get((key, id(row)))
+    if kept is not None and kept[0] is row:
+        return kept[1]
+    head = _build_refusal_head(key, row)
+    if len(_HEADS) >= 4096:  # rows built on the fly (none in the table) must not grow it without bound
+        _HEADS.clear()
+    _HEADS[(key, id(row))] = (row, head)
+    return head
+
+
+def _build_refusal_head(key: str, row) -> dict[str, Any]:
     return {**_VERDICT_DEFAULTS, "ok": False, "vllm_version": key, "stage": row.stage, "check": row.id,
             "exc_type": row.exc,
             "wrapped_by": WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None}

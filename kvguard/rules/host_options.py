@@ -307,7 +307,7 @@ def logging_level_field_engine(state: Any) -> None:
 
 def logging_level_unknown(state: Any) -> bool:
     """FE_logging_level's condition in the rules (:func:`logging_level_refused`)."""
-    from ..errors import Undecidable
+    from kvguard.errors import Undecidable
 
     try:
         return logging_level_refused(state.release, state.layout, state.env)

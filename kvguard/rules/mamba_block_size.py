@@ -53,7 +53,7 @@ def _maybe_pooling(state: Any) -> bool:
     lay = state.layout
     if lay.runner not in (None, "auto", "generate") or lay.convert not in (None, "auto", "none"):
         return True
-    from ..length import runner_is_pooling
+    from kvguard.length import runner_is_pooling
 
     return bool(runner_is_pooling(state.facts, state.release, state.sidecar))
 
@@ -67,7 +67,7 @@ def _prefix_caching_default(state: Any, mamba: bool) -> bool:
     if _maybe_pooling(state):
         state.undecided("--mamba-block-size is refused where prefix caching ends up off, and kvguard does not model "
                         "a pooling runner's prefix-caching default")
-    from .mamba_cache import is_hybrid, prefix_caching_on
+    from kvguard.rules.mamba_cache import is_hybrid, prefix_caching_on
 
     if not state.release.within("0.12.0"):
         return not is_hybrid(state)  # 0.11.x: on but for a hybrid model
@@ -81,8 +81,8 @@ def _prefix_caching_default(state: Any, mamba: bool) -> bool:
 def _refused(state: Any, *, set_up_drops_unsupported: bool = False, post_init_off_switch: bool = False,
              amx_linear_attention: bool = False, own_hooks: bool = False, cpu_mla_reset: bool = False) -> bool:
     """The validator with the resets of one range of releases (the keywords: the list of the module docstring)."""
-    from ..archs import arch_flag, registered_arch
-    from .mamba_cache import has_mamba_layers, runs_mamba_setup
+    from kvguard.archs import arch_flag, registered_arch
+    from kvguard.rules.mamba_cache import has_mamba_layers, runs_mamba_setup
 
     given = state.layout.mamba_block_size
     amx_linear_attention = amx_linear_attention and state.release.within(None, "0.24.0")
@@ -129,7 +129,7 @@ def _refused(state: Any, *, set_up_drops_unsupported: bool = False, post_init_of
         # (a count the platform cannot make is PLAT_cpu_amx_linear_attention's)
         prefix = not _amx_turns_prefix_caching_off(state, mamba or no_op_blocks)
     if prefix and cpu_mla_reset and state.use_mla and state.need("platform") == "cpu":
-        from .cpu_amx import amx_mla_kernels
+        from kvguard.rules.cpu_amx import amx_mla_kernels
 
         if amx_mla_kernels(state):
             state.undecided(f"on an AMX CPU vLLM {state.release.version}'s CPU platform keeps prefix caching on for "
@@ -148,7 +148,7 @@ def _amx_turns_prefix_caching_off(state: Any, candidate: bool) -> bool:
     layers (a plain transformer counts none: the platform and the fact are not read)."""
     if not candidate:
         return False
-    from .cpu_amx import amx_cpu, linear_attention_layers
+    from kvguard.rules.cpu_amx import amx_cpu, linear_attention_layers
 
     return amx_cpu(state) and linear_attention_layers(state)
 

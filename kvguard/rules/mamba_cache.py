@@ -32,7 +32,7 @@ _ATTENTION_LAYERS_SINCE_0_29 = ("attention", "full_attention")
 
 
 def _architecture(state: Any) -> "str | None":
-    from ..archs import registered_arch
+    from kvguard.archs import registered_arch
 
     return registered_arch(state.facts.architectures, state.release)
 
@@ -40,7 +40,7 @@ def _architecture(state: Any) -> "str | None":
 def is_hybrid(state: Any) -> bool:
     """``ModelConfig.is_hybrid``: the registry's flag; from 0.11.1 a model whose top-level ``layer_types`` are
     all attention layers is not hybrid."""
-    from ..archs import arch_flag
+    from kvguard.archs import arch_flag
 
     if not arch_flag(state.facts.architectures, "is_hybrid", state.release):
         return False
@@ -62,7 +62,7 @@ def runs_mamba_setup(state: Any) -> bool:
     hybrid = is_hybrid(state)
     if not hybrid and _architecture(state) not in PURE_MAMBA_ARCHITECTURES:
         return False
-    from ..length import runner_is_pooling
+    from kvguard.length import runner_is_pooling
 
     if state.layout.enable_prefix_caching is None and (
             state.layout.runner not in (None, "auto", "generate") or state.layout.convert not in (None, "auto", "none")
@@ -87,7 +87,7 @@ def _cache_mode(state: Any) -> str:
     mode = state.layout.mamba_cache_mode or "none"
     if mode == "align" or (mode == "none" and state.release.within("0.28.0")):
         return "align"
-    from ..archs import arch_flag
+    from kvguard.archs import arch_flag
 
     supported = arch_flag(state.facts.architectures, "supports_mamba_prefix_caching", state.release)
     if supported is None:

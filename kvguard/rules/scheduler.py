@@ -72,7 +72,7 @@ _V0_DEFAULT_SEQS = 256
 
 def pooling_launch(state: Any) -> bool:
     """The launch runs the model on a pooling runner (``--runner`` / ``--convert``, or the model's default)."""
-    from ..length import runner_is_pooling
+    from kvguard.length import runner_is_pooling
 
     return (state.layout.runner not in (None, "auto", "generate")
             or state.layout.convert not in (None, "auto", "none")
@@ -207,8 +207,8 @@ def _batch_values(state: Any) -> dict:
 def field_bounds(state: Any) -> None:
     """SchedulerConfig's pydantic field bounds, checked as it is built (before any of its own checks): one
     ValidationError for SchedulerConfig with an error per field out of bounds, in declaration order."""
-    from .cache_config import bound_error, broken_bound
-    from .engine import Refusal
+    from kvguard.rules.cache_config import bound_error, broken_bound
+    from kvguard.rules.engine import Refusal
 
     layout, release = state.layout, state.release
     batch = _batch_values(state) if release.within("0.11.1") else {}

@@ -328,7 +328,7 @@ MRV1_UNSUPPORTED = (
 def _dspark_dcp_unmodelled(state) -> bool:
     """0.29.0+: DSpark with -dcp on an MLA model meets the MLA metadata builder's DSpark-DCP check, which
     depends on the backend and the draft's query mode; kvguard lists it as skipped."""
-    from .engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
 
     if state.sc is not None and state.sc.method == "dspark" and state.dcp > 1 and state.use_mla:
         raise SkipCheck("whether the MLA backend supports DSpark with decode context parallelism")
@@ -1336,7 +1336,7 @@ RULES = (
           source="vllm/entrypoints/common/cli_args.py::validate_reasoning_effort_map, after the gRPC port",
           description="--reasoning-effort-map that is no JSON object of strings, or names an effort ReasoningEffort "
                       "lacks"),
-    Check("FE_auto_tool_needs_parser", stage="frontend", exc="TypeError", scope="feature",
+    Check("FE_auto_tool_needs_parser", options=("enable_auto_tool_choice",), stage="frontend", exc="TypeError", scope="feature",
           when=_parsers.auto_tool_without_parser, template=_parsers.AUTO_TOOL_MESSAGE,
           source="vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
                  "0.33.0+: entrypoints/common/), right after argparse",
@@ -1385,7 +1385,7 @@ RULES = (
           source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after the headless check",
           description="more than one of the multi-port (-dpm), external (-dpe or -dpn) and hybrid (-dph, or -dpr "
                       "without -dph / -dpm) load-balancing modes"),
-    Check("FE_tool_call_parser", stage="frontend", exc="KeyError", scope="feature",
+    Check("FE_tool_call_parser", options=("enable_auto_tool_choice",), stage="frontend", exc="KeyError", scope="feature",
           when=_parsers.unknown_tool_parser, bind=_parsers.tool_bind, template="{quoted}",
           source="vllm/entrypoints/openai/api_server.py::validate_api_server_args (0.29.0+: entrypoints/launchers/"
                  "launcher.py, 0.33.0+: entrypoints/common/cli_args.py), from setup_server before the engine config",
@@ -1476,12 +1476,12 @@ RULES = (
           description="a ModelOpt checkpoint (producer modelopt; 0.26.0+ also a legacy modelopt_quant_config) whose "
                       "quantization.quant_algo is not FP8 / FP8_PER_CHANNEL_PER_TOKEN / FP8_PB_WO / NVFP4 (0.33.0+: "
                       "or MIXED_PRECISION), any case"),
-    Check("MC_dtype_float16", "0.10.2", "0.26.0", stage="model_config", scope="feature",
+    Check("MC_dtype_float16", "0.10.2", "0.26.0", options=("dtype",), stage="model_config", scope="feature",
           when=_float16_refused(_FLOAT16_REFUSED + ("plamo2",)), bind=lambda state: {"model_type": state.facts.model_type},
           template=_FLOAT16_TEMPLATE,
           source=f"{_S_MODEL}::_check_valid_dtype (from _get_and_verify_dtype, before the maximum length)",
           description="--dtype half / float16 for gemma2, gemma3, gemma3_text, glm4 or plamo2"),
-    Check("MC_dtype_float16", "0.27.0", stage="model_config", scope="feature",
+    Check("MC_dtype_float16", "0.27.0", options=("dtype",), stage="model_config", scope="feature",
           when=_float16_refused(_FLOAT16_REFUSED), bind=lambda state: {"model_type": state.facts.model_type},
           template=_FLOAT16_TEMPLATE,
           source=f"{_S_MODEL}::_check_valid_dtype (from _get_and_verify_dtype, before the maximum length)",
@@ -1543,7 +1543,7 @@ RULES = (
                  f"ModelOptMxFp8Config)",
           description="0.24.0: a ModelOpt checkpoint whose quant_algo contains MXFP8: the unlisted mxfp8 method's "
                       "override claims it first, whatever --quantization names (0.25.0 lists it)"),
-    Check("MC_quant_gpt_oss_humming", "0.21.0", stage="model_config", scope="feature",
+    Check("MC_quant_gpt_oss_humming", "0.21.0", options=("quantization",), stage="model_config", scope="feature",
           when=lambda state: (str(state.layout.quantization).lower() == "humming"
                               and _qv_fires(state, "MC_quant_gpt_oss_humming")),
           template="For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.",
@@ -1689,29 +1689,29 @@ RULES = (
               fields=(("replayssm_buffer_len", "replayssm_buffer_len", "gt?", 0),),
               source="vllm/config/cache.py::CacheConfig (replayssm_buffer_len: Field(gt=0))",
               description="--replayssm-buffer-len must be positive"),
-    Check("EA_headless_hybrid", stage="engine_args", exc="AssertionError",
+    Check("EA_headless_hybrid", options=("data_parallel_hybrid_lb",), stage="engine_args", exc="AssertionError",
           when=lambda state: state.headless and state.hybrid_lb,
           template="data_parallel_hybrid_lb is not applicable in headless mode",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--data-parallel-hybrid-lb cannot be used with --headless"),
-    Check("EA_hybrid_and_external", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+    Check("EA_hybrid_and_external", "0.11.1", "0.26.0", options=("data_parallel_hybrid_lb",), stage="engine_args", exc="AssertionError",
           when=lambda state: state.hybrid_lb and state.external_lb_flag,
           template="data_parallel_hybrid_lb and data_parallel_external_lb cannot both be True.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="hybrid and external DP load balancing are exclusive"),
-    Check("EA_hybrid_and_external", "0.27.0", stage="engine_args",
+    Check("EA_hybrid_and_external", "0.27.0", options=("data_parallel_hybrid_lb",), stage="engine_args",
           when=lambda state: state.hybrid_lb and state.external_lb_flag,
           template="Invalid data-parallel launch options: `--data-parallel-hybrid-lb` and "
                    "`--data-parallel-external-lb` cannot be enabled together. Enable only one "
                    "load-balancing mode.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="hybrid and external DP load balancing are exclusive"),
-    Check("EA_nnodes_dp_backend", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+    Check("EA_nnodes_dp_backend", "0.11.1", "0.26.0", options=("nnodes",), stage="engine_args", exc="AssertionError",
           when=lambda state: not (state.dp_backend == "mp" or state.nnodes == 1),
           template="nnodes > 1 is only supported with data_parallel_backend=mp",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--nnodes > 1 needs the mp data-parallel backend"),
-    Check("EA_nnodes_dp_backend", "0.27.0", stage="engine_args",
+    Check("EA_nnodes_dp_backend", "0.27.0", options=("nnodes",), stage="engine_args",
           when=lambda state: state.nnodes > 1 and state.dp_backend != "mp",
           template="Invalid data-parallel launch options: `--nnodes {nnodes}` requires "
                    "`--data-parallel-backend mp`; got `--data-parallel-backend {dp_backend}`. Use the "
@@ -1720,19 +1720,19 @@ RULES = (
           description="--nnodes > 1 needs the mp data-parallel backend"),
     Step("ea_world", "0.11.1", stage="engine_args", apply=_ea_world,
          description="world size across nodes: dp*pp*tp (0.30.0+: *pcp)"),
-    Check("EA_nnodes_world_size", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+    Check("EA_nnodes_world_size", "0.11.1", "0.26.0", options=("nnodes",), stage="engine_args", exc="AssertionError",
           when=lambda state: state.nnodes > 1 and not (state.ea_world_size % state.nnodes == 0),
           template="world_size={ea_world_size} must be divisible by nnodes={nnodes}.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="the world size must split evenly over --nnodes"),
-    Check("EA_nnodes_world_size", "0.27.0", "0.29.0", stage="engine_args",
+    Check("EA_nnodes_world_size", "0.27.0", "0.29.0", options=("nnodes",), stage="engine_args",
           when=lambda state: state.nnodes > 1 and state.ea_world_size % state.nnodes != 0,
           template="Invalid data-parallel launch options: `--nnodes {nnodes}` must evenly divide the "
                    "total world size ({ea_world_size}). Adjust `--nnodes`, `--data-parallel-size`, "
                    "`--pipeline-parallel-size`, or `--tensor-parallel-size`.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="the world size must split evenly over --nnodes"),
-    Check("EA_nnodes_world_size", "0.30.0", stage="engine_args",
+    Check("EA_nnodes_world_size", "0.30.0", options=("nnodes",), stage="engine_args",
           when=lambda state: state.nnodes > 1 and state.ea_world_size % state.nnodes != 0,
           template="Invalid data-parallel launch options: `--nnodes {nnodes}` must evenly divide the "
                    "total world size ({ea_world_size}). Adjust `--nnodes`, `--data-parallel-size`, "
@@ -1740,19 +1740,19 @@ RULES = (
                    "`--prefill-context-parallel-size`.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="the world size (with PCP) must split evenly over --nnodes"),
-    Check("EA_node_rank", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+    Check("EA_node_rank", "0.11.1", "0.26.0", options=("nnodes",), stage="engine_args", exc="AssertionError",
           when=lambda state: state.nnodes > 1 and not (state.node_rank < state.nnodes),
           template="node_rank={node_rank} must be less than nnodes={nnodes}.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--node-rank must be below --nnodes"),
-    Check("EA_node_rank", "0.27.0", stage="engine_args",
+    Check("EA_node_rank", "0.27.0", options=("nnodes",), stage="engine_args",
           when=lambda state: state.nnodes > 1 and not 0 <= state.node_rank < state.nnodes,
           bind=lambda state: {"nnodes_max": state.nnodes - 1},
           template="Invalid data-parallel launch options: `--node-rank` must be between 0 and "
                    "{nnodes_max}; got `--node-rank {node_rank}`. Set it to this node's zero-based index.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--node-rank must be in [0, nnodes)"),
-    Check("EA_extlb_nnodes_dp", "0.31.0", stage="engine_args",
+    Check("EA_extlb_nnodes_dp", "0.31.0", options=("nnodes",), stage="engine_args",
           when=lambda state: (state.nnodes > 1 and state.dp > 1 and state.external_lb_flag and state.dp_rank is None
                           and state.nnodes % state.dp != 0),
           template="Invalid data-parallel launch options: `--node-rank` cannot unambiguously identify "
@@ -1765,7 +1765,7 @@ RULES = (
          description="infer the DP rank (external LB) or local DP size from --node-rank"),
     Step("ea_external_lb", stage="engine_args", apply=_ea_external_lb,
          description="external LB mode: --data-parallel-external-lb or an explicit --data-parallel-rank"),
-    Check("EA_ft_requires_extlb", "0.27.0", stage="engine_args", scope="feature",
+    Check("EA_ft_requires_extlb", "0.27.0", options=("enable_fault_tolerance",), stage="engine_args", scope="feature",
           when=lambda state: state.fault_tolerance and not state.external_lb,
           template="Fault tolerance requires external load balancer mode (--data-parallel-external-lb "
                    "or --data-parallel-rank). Internal LB mode is not supported.",
@@ -1947,31 +1947,31 @@ RULES = (
     # ===================== ParallelConfig.__post_init__ ========================
     Step("pc_world_size", apply=_pc_world,
          description="world_size = pp * tp * pcp (* dp with external_launcher)"),
-    Check("PC_elastic_needs_eplb", "0.17.0", scope="feature",
+    Check("PC_elastic_needs_eplb", "0.17.0", options=("enable_elastic_ep",), scope="feature",
           when=lambda state: state.elastic_ep and not state.eplb,
           template="Elastic EP is only supported with enable_eplb=True.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP needs EPLB"),
-    Check("PC_elastic_pp", "0.17.0", scope="feature",
+    Check("PC_elastic_pp", "0.17.0", options=("enable_elastic_ep",), scope="feature",
           when=lambda state: state.elastic_ep and state.pp > 1,
           template="Elastic EP is not supported with pipeline parallelism (pipeline_parallel_size={pp}).",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP is incompatible with PP"),
-    Check("PC_elastic_lb", "0.17.0", "0.32.0", exc="NotImplementedError", scope="feature",
+    Check("PC_elastic_lb", "0.17.0", "0.32.0", options=("enable_elastic_ep",), exc="NotImplementedError", scope="feature",
           when=lambda state: state.elastic_ep and (state.external_lb or state.hybrid_lb),
           template="Elastic EP is not compatible with data_parallel_external_lb or "
                    "data_parallel_hybrid_lb. Elastic EP relies on a single API server and core client to "
                    "coordinate scale up/down.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP is incompatible with external/hybrid DP load balancing"),
-    Check("PC_elastic_lb", "0.33.0", exc="NotImplementedError", scope="feature",
+    Check("PC_elastic_lb", "0.33.0", options=("enable_elastic_ep",), exc="NotImplementedError", scope="feature",
           when=lambda state: state.elastic_ep and state.hybrid_lb,
           template="Elastic EP is not compatible with data_parallel_hybrid_lb. Elastic EP supports a "
                    "single API server/core client path or data_parallel_external_lb, but not hybrid load "
                    "balancing.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP is incompatible with hybrid DP load balancing"),
-    Check("PC_elastic_nixl", "0.24.0", scope="feature",
+    Check("PC_elastic_nixl", "0.24.0", options=("enable_elastic_ep",), scope="feature",
           when=lambda state: state.elastic_ep and state.eplb_async and not state.need("nixl"),
           template="Elastic EP with async EPLB requires the NIXL package. Either install NIXL or set "
                    "--eplb-config.use_async=false.",
@@ -2066,7 +2066,7 @@ RULES = (
           description="--nnodes > 1 needs the mp, uni or external_launcher executor"),
 
     # ===================== ParallelConfig._validate_parallel_config ===========
-    Check("PV_ft_api", "0.27.0", scope="other",
+    Check("PV_ft_api", "0.27.0", options=("enable_fault_tolerance",), scope="other",
           when=lambda state: state.fault_tolerance and state.api_process_count > 1,
           template="Fault tolerance requires a single API server process (--api-server-count=1), but "
                    "got {api_process_count}. The FT system assumes one AsyncMPClient manages all engines.",
@@ -2086,36 +2086,36 @@ RULES = (
           template=_pflags.REQUIRES_BIND_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="--numa-bind-nodes / --numa-bind-cpus without --numa-bind"),
-    Check("PV_eplb_platform", "0.11.1", "0.30.0", scope="feature",
+    Check("PV_eplb_platform", "0.11.1", "0.30.0", options=("enable_eplb",), scope="feature",
           when=lambda state: state.eplb and state.need("platform") not in ("cuda", "rocm"),
           template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
                    "now.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs CUDA or ROCm"),
-    Check("PV_eplb_platform", "0.31.0", scope="feature",
+    Check("PV_eplb_platform", "0.31.0", options=("enable_eplb",), scope="feature",
           when=lambda state: state.eplb and state.need("platform") not in ("cuda", "rocm", "xpu"),
           template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
                    "or XPU devices now.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs CUDA, ROCm or XPU"),
-    Check("PV_eplb_needs_ep", "0.11.1", scope="feature",
+    Check("PV_eplb_needs_ep", "0.11.1", options=("enable_eplb",), scope="feature",
           when=lambda state: state.eplb and not state.ep,
           template="enable_expert_parallel must be True to use EPLB.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs expert parallelism"),
-    Check("PV_eplb_needs_parallel", "0.11.1", "0.25.1", scope="feature",
+    Check("PV_eplb_needs_parallel", "0.11.1", "0.25.1", options=("enable_eplb",), scope="feature",
           when=lambda state: state.eplb and state.tp * state.dp <= 1,
           template="EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but "
                    "got TP={tp},DP={dp}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs TP or DP > 1"),
-    Check("PV_eplb_needs_parallel", "0.26.0", scope="feature",
+    Check("PV_eplb_needs_parallel", "0.26.0", options=("enable_eplb",), scope="feature",
           when=lambda state: state.eplb and state.tp * state.pcp * state.dp <= 1,
           template="EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, "
                    "PCP={pcp}, DP={dp}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs TP, PCP or DP > 1"),
-    Check("PV_redundant_without_eplb", "0.11.1", scope="feature",
+    Check("PV_redundant_without_eplb", "0.11.1", options=("num_redundant_experts",), scope="feature",
           when=lambda state: not state.eplb and state.redundant != 0,
           template="num_redundant_experts is set to {redundant} but EPLB is not enabled. Either enable "
                    "EPLB or unset num_redundant_experts.",
@@ -3137,12 +3137,12 @@ RULES = (
           when=_late.aux_without_prefix_caching, template=_late.AUX_PREFIX,
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="--enable-return-routed-experts without prefix caching"),
-    Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
+    Check("VC_aux_routed_pp", "0.31.0", options=("enable_return_routed_experts",), stage="verify", scope="feature",
           when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with PP"),
-    Check("VC_aux_routed_cp", "0.31.0", stage="verify", scope="feature",
+    Check("VC_aux_routed_cp", "0.31.0", options=("enable_return_routed_experts",), stage="verify", scope="feature",
           when=lambda state: state.routed_experts and (state.dcp > 1 or state.pcp > 1),
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
