@@ -282,8 +282,9 @@ def _logging_level_error(env: Mapping[str, str]) -> Any:
 
 
 def _logging_level_field_at(state: Any, stage: str) -> None:
-    from ..errors import Undecidable
-    from .engine import Refusal
+    # absolute: answered from sys.modules (a relative import runs importlib's Python code each call)
+    from kvguard.errors import Undecidable
+    from kvguard.rules.engine import Refusal
 
     try:
         where = logging_level_field(state.release, state.layout, state.env)
