@@ -262,3 +262,38 @@ def test_other_platforms_leave_it_undecidable(capsys):
 def test_a_placeholder_kv_cache_space_is_not_read_on_the_cpu_platform(capsys):
     code, out, _ = _cpu_check(capsys, "0.33.0", "$SPACE")
     assert (code, out["ok"]) == (0, True)
+
+
+# -- a variable a rule reads, with a refused value the rule did not reach: the engine reads it after the checks -----
+# (checked in the oracles: vllm.envs.enable_envs_cache() raises ValueError for VLLM_MLA_DISABLE=abc on 0.11.1,
+# 0.20.0 and 0.33.0, and 0.10.2's vllm.envs.compute_hash() does)
+
+@pytest.mark.parametrize("version, words, refusal", [
+    ("0.10.2", ("VLLM_MLA_DISABLE=abc",), "VLLM_MLA_DISABLE='abc': ValueError: invalid literal for int() with base 10"),
+    ("0.20.0", ("VLLM_MLA_DISABLE=abc",), "VLLM_MLA_DISABLE='abc': ValueError: invalid literal for int() with base 10"),
+    ("0.20.0", ("VLLM_DP_SIZE=two", "-dp", "2"), "VLLM_DP_SIZE='two': ValueError: invalid literal for int()"),
+    ("0.33.0", ("VLLM_DP_RANK=x", "-dp", "2"), "VLLM_DP_RANK='x': ValueError: invalid literal for int()"),
+])
+def test_a_refused_value_a_rule_did_not_reach_is_undecidable(capsys, version, words, refusal):
+    env = [w for w in words if "=" in w]
+    flags = [w for w in words if "=" not in w]
+    code = run(["check", "--vllm-version", version, "--format", "json", "--", *env, "vllm", "serve", "Qwen/Qwen3-8B",
+                *flags])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert refusal in err and "where the launch's checks do not read it" in err
+
+
+@pytest.mark.parametrize("version, word", [("0.20.0", "VLLM_MLA_DISABLE=1"), ("0.33.0", "VLLM_MLA_DISABLE=0"),
+                                           ("0.20.0", "VLLM_DP_SIZE=1")])
+def test_a_good_value_a_rule_did_not_reach_changes_nothing(capsys, version, word):
+    code, out, _ = _check(capsys, version, word)
+    assert (code, json.loads(out)["ok"]) == (0, True)
+
+
+def test_a_refusal_before_the_engine_stands(capsys):
+    # -tp 3 is refused by the configuration before the engine starts: the refused VLLM_MLA_DISABLE does not matter
+    code = run(["check", "--vllm-version", "0.20.0", "--format", "json", "--", "VLLM_MLA_DISABLE=abc", "vllm", "serve",
+                "Qwen/Qwen3-8B", "-tp", "3"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["ok"] is False and "divisible" in out["message"]

@@ -23,6 +23,7 @@ from ..verdict import Verdict
 from ..versions import Release, resolve
 from .attention_env import parser_refusal_undecidable
 from .engine import evaluate, field_verdict, release_key, verdict_from_crash
+from .env_values import accepted_undecidable as env_value_accepted_undecidable
 from .env_values import refusal_undecidable as env_value_undecidable
 from .host_options import logging_refusal_verdict
 
@@ -313,6 +314,9 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
             sidecar = find_sidecar(config, model_dir, model_path)
         verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes,
                            sidecar=sidecar, spec=spec)
+        if verdict.ok and entry == "serve":
+            # a refused value the rules did not reach: the release reads it once the engine has started
+            env_value_accepted_undecidable(release, env_d, lay.grpc_port, getattr(host, "platform", None))
         return verdict.with_notes(*all_notes) if all_notes else verdict
     except KvguardError:
         raise

@@ -15,7 +15,10 @@ of silently accepted.  Variables kvguard
 reads elsewhere (:data:`MODELLED`) keep their own handling only where a rule reads the value as the release's getter
 does (:data:`READ_BY_RULES`, and VLLM_USE_RUST_FRONTEND with ``--grpc-port``); the others (the MoE / quantization
 kernel switches, VLLM_BATCH_INVARIANT, VLLM_MARLIN_INPUT_DTYPE, VLLM_FLASH_ATTN_VERSION, …) are read by kvguard only
-as set or unset, so a value their getter refuses is undecidable here too.
+as set or unset, so a value their getter refuses is undecidable here too.  A launch the rules accept while one of
+the variables they read has a refused value they did not reach is undecidable as well (:func:`accepted_undecidable`):
+from 0.11.1 the engine core reads every variable once it has started (``enable_envs_cache``, after the model and the
+KV cache are set up), and 0.10.2 - 0.11.0 hash some of them when compiling the model.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MODELLED", "READ_BY_RULES", "choices_listed", "classify", "is_placeholder", "kind", "predict",
-           "refusal_undecidable", "refusals"]
+__all__ = ["MODELLED", "READ_BY_RULES", "accepted_undecidable", "choices_listed", "classify", "is_placeholder", "kind",
+           "predict", "refusal_undecidable", "refusals"]
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "env_parsers.json")
 
@@ -158,16 +161,16 @@ def is_placeholder(value: str) -> bool:
     return "$" in value or (value.startswith("<") and value.endswith(">"))
 
 
-def refusals(release: Any, env: Any, grpc_port: Any = None,
-             platform: Any = None) -> "list[tuple[str, str, list[str]]]":
+def refusals(release: Any, env: Any, grpc_port: Any = None, platform: Any = None, *,
+             exempt: bool = True) -> "list[tuple[str, str, list[str]]]":
     """``(name, value, [TYPE, MESSAGE])`` for each VLLM_* variable of ``env`` no rule reads as the release does
     (see :data:`READ_BY_RULES`; ``grpc_port``: the launch's ``--grpc-port``; ``platform``: the host's, None when
-    not known) whose getter in ``release`` refuses its value, in ``env``'s order.  Unexpanded shell text and documentation
+    not known; ``exempt=False``: every variable) whose getter in ``release`` refuses its value, in ``env``'s order.  Unexpanded shell text and documentation
     placeholders (``$PORT``, ``<unique_port>``) stand for a value not written yet, as for an option's value
     (kvguard.launch.argv): not read."""
     out = []
     for name, value in env.items():
-        if not name.startswith("VLLM_") or _read_by_rules(release, name, value, grpc_port, platform):
+        if not name.startswith("VLLM_") or (exempt and _read_by_rules(release, name, value, grpc_port, platform)):
             continue
         if is_placeholder(value):
             continue
@@ -191,3 +194,25 @@ def refusal_undecidable(release: Any, env: Any, grpc_port: Any = None, platform:
     raise Undecidable(f"vLLM {release.version} refuses the value of {shown} (its vllm.envs getter raises) — "
                       "kvguard does not model where vLLM reads it, so whether and at which stage the launch fails "
                       "is not decided")
+
+
+def accepted_undecidable(release: Any, env: Any, grpc_port: Any = None, platform: Any = None) -> None:
+    """Raise Undecidable for a launch the rules accept while a variable they read (:data:`READ_BY_RULES`, the
+    exemptions of :func:`refusals`) has a value its getter refuses: the rule did not reach the value (VLLM_MLA_DISABLE
+    for a model without MLA, VLLM_DP_SIZE with explicit DP, …), but the release does later — from 0.11.1 the engine
+    core reads every variable once it has started (``vllm.envs.enable_envs_cache``), 0.10.2 - 0.11.0 hash some of
+    them when compiling the model — a stage kvguard does not model."""
+    everything = refusals(release, env, exempt=False)
+    if not everything:
+        return
+    exempted = {name for name, _, _ in refusals(release, env, grpc_port, platform)}
+    late = [(name, value, refused) for name, value, refused in everything if name not in exempted]
+    if not late:
+        return
+    from ..errors import Undecidable
+
+    shown = "; ".join(f"{name}={value!r}: {exc}: {message}" if exc else f"{name}={value!r}"
+                      for name, value, (exc, message) in late)
+    raise Undecidable(f"vLLM {release.version} refuses the value of {shown} (its vllm.envs getter raises) where the "
+                      "launch's checks do not read it; the release reads it after them (the engine core's variable "
+                      "cache from 0.11.1, the compile hash before), which kvguard does not model")
