@@ -189,11 +189,12 @@ def test_zero_scheduled_tokens_with_a_speculative_config_is_undecidable(capsys, 
 DSPARK_7 = '{"num_speculative_tokens":7,"method":"dspark","enforce_eager":true}'
 
 
-@pytest.mark.parametrize("version", ["0.28.0", "0.30.0", "0.32.0"])
+@pytest.mark.parametrize("version", ["0.28.0", "0.30.0", "0.32.0", "0.33.0"])
 def test_dspark_batch_sized_by_the_launch_is_decided_where_max_num_seqs_no_longer_counts(serve_json, version):
     """vllm-project/vllm-ascend#13717's decode node (120 batched tokens, 60 sequences, seven DSpark tokens): 0.28.0 -
-    0.32.0 compare the batched tokens with the draft's six new slots alone and start on a CUDA host (written by hand
-    from those releases' VllmConfig._set_max_num_scheduled_tokens; the CPU oracle refuses the launch before, for its
+    0.32.0 compare the batched tokens with the draft's six new slots alone, 0.33.0 with its seven or eight lookahead
+    tokens, and start on a CUDA host (written by hand from those releases' VllmConfig._set_max_num_scheduled_tokens;
+    the CPU oracle refuses the launch before, for its
     model runner: tools/issue_reports.py --oracle agrees there; the golden sch-draft-batched-equals-seqs cases prove
     the reckoning itself); kvguard had left it undecidable."""
     status, data = serve_json(version, "--kv-cache-dtype", "fp8", "--max-num-batched-tokens", "120",
@@ -202,12 +203,35 @@ def test_dspark_batch_sized_by_the_launch_is_decided_where_max_num_seqs_no_longe
     assert (status, data["ok"]) == (0, True)
 
 
-@pytest.mark.parametrize(("version", "batched"), [("0.27.0", "120"), ("0.33.0", "120"), ("0.30.0", "7")])
+@pytest.mark.parametrize(("version", "batched"), [("0.27.0", "120"), ("0.30.0", "7")])
 def test_dspark_batch_stays_undecidable_where_the_reckoning_is_not_followed(serve_json, version, batched):
-    """0.20.0 - 0.27.0 take the slots times max_num_seqs, 0.33.0 checks more; batched tokens not above the draft's
-    token count are not followed either."""
+    """0.20.0 - 0.27.0 take the slots times max_num_seqs; batched tokens not above the draft's token count are not
+    followed either."""
     status, data = serve_json(version, "--kv-cache-dtype", "fp8", "--max-num-batched-tokens", batched,
                               "--max-num-seqs", "6", "--speculative-config", DSPARK_7,
                               model="deepseek-ai/DeepSeek-V4-Flash")
     assert status == 2
     assert "kvguard does not model that reckoning" in data["reason"]
+
+
+@pytest.mark.parametrize("batched", ["2", "3"])
+def test_mtp_batch_at_the_lookahead_tokens_is_undecidable_on_0_33_0(serve_json, batched):
+    """0.33.0 refuses batched tokens at or below num_lookahead_tokens for an MTP draft too ("VllmConfig does not have
+    enough slots to schedule a token and support the speculative decoding settings. Got max_num_batched_tokens=2 and
+    num_lookahead_tokens=2.", the release's answer in the CPU oracle): kvguard accepted it; now undecidable up to the
+    tokens plus one."""
+    status, data = serve_json("0.33.0", "--speculative-config", '{"method":"mtp","num_speculative_tokens":2}',
+                              "--max-num-batched-tokens", batched, model="Qwen/Qwen3.5-9B")
+    assert status == 2
+    assert "at or below the draft's lookahead tokens" in data["reason"]
+
+
+@pytest.mark.parametrize("version", ["0.32.0", "0.33.0"])
+def test_mtp_batch_above_the_lookahead_tokens_starts(serve_json, version):
+    """Written by hand from the releases' VllmConfig._set_max_num_scheduled_tokens (0.33.0: lookahead 2 < 4 batched
+    tokens; 0.32.0: an MTP draft adds no slot); the CPU oracle accepts 3 batched tokens with two MTP tokens on
+    0.33.0."""
+    status, data = serve_json(version, "--speculative-config", '{"method":"mtp","num_speculative_tokens":2}',
+                              "--max-num-batched-tokens", "4" if version == "0.33.0" else "2",
+                              model="Qwen/Qwen3.5-9B")
+    assert (status, data["ok"]) == (0, True)

@@ -295,6 +295,10 @@ def partial_bind(state: Any) -> dict:
 #: per request alone (SpeculativeConfig.max_num_new_slots_for_drafting: 0, 1, K - 1 or K for K speculative tokens);
 #: 0.20.0 - 0.27.0 take those slots times max_num_seqs, 0.33.0 adds checks of its own
 SLOTS_ONLY_RECKONING = ("0.28.0", "0.32.0")
+#: from this release VllmConfig compares the batched tokens with num_lookahead_tokens, for every method that drafts
+#: from the target's hidden states or with a draft model (SpeculativeConfig.use_eagle / uses_draft_model)
+LOOKAHEAD_RECKONING = "0.33.0"
+LOOKAHEAD_METHODS = frozenset({"eagle", "eagle3", "mtp", "dflash", "dspark", "draft_model"})
 
 
 def scheduled_tokens_with_drafting(state: Any) -> None:
@@ -303,7 +307,9 @@ def scheduled_tokens_with_drafting(state: Any) -> None:
     kvguard does not model that (the default max_num_seqs is the host's): a launch that sizes the batch itself with
     such a draft is undecidable.  0.28.0 - 0.32.0 compare the batched tokens with those slots alone (at most the
     speculative tokens, one for an autoregressive draft model): batched tokens above that leave the launch decided
-    (found from vllm-project/vllm-ascend#13717's DSpark launch, undecidable before).  With any speculative config it refuses ``--max-num-scheduled-tokens 0`` (within the
+    (found from vllm-project/vllm-ascend#13717's DSpark launch, undecidable before).  0.33.0 compares them with
+    the draft's lookahead tokens instead, for EAGLE / EAGLE3 / MTP drafts too (kvguard accepted those): batched
+    tokens not above the speculative tokens plus one are undecidable there.  With any speculative config it refuses ``--max-num-scheduled-tokens 0`` (within the
     field's bound on 0.26.0 - 0.31.0): undecidable too (where it falls among VllmConfig's checks is not followed)."""
     spec = getattr(state, "sc", None)
     if spec is None:
@@ -311,18 +317,28 @@ def scheduled_tokens_with_drafting(state: Any) -> None:
     if state.layout.max_num_scheduled_tokens_zero:
         state.undecided("VllmConfig refuses --max-num-scheduled-tokens 0 with a speculative config (no token left to "
                         "schedule); kvguard does not render where that check falls among VllmConfig's")
-    if not (spec.method == "draft_model" or spec.parallel_drafting):
+    lookahead = state.release.within(LOOKAHEAD_RECKONING) and spec.method in LOOKAHEAD_METHODS
+    if not (spec.method == "draft_model" or spec.parallel_drafting or lookahead):
         return
     layout = state.layout
     if layout.max_num_batched_tokens is None and layout.max_num_seqs is None:
         return
+    # (batched tokens the host decides are never below 2,048, the smallest default)
+    batched = layout.max_num_batched_tokens if layout.max_num_batched_tokens is not None else 2048
+    tokens = spec.num
     if state.release.within(*SLOTS_ONLY_RECKONING):
         # 0.28.0 - 0.32.0 no longer multiply by max_num_seqs: they refuse batched tokens at or below the draft's new
         # slots per request, never more than its token count (one for a draft model's own), whatever max_num_seqs
-        # (batched tokens the host decides are never below 2,048, the smallest default)
-        batched = layout.max_num_batched_tokens if layout.max_num_batched_tokens is not None else 2048
-        tokens = spec.num
         if type(tokens) is int and type(batched) is int and batched > max(tokens, 1):
             return
+    elif lookahead:
+        # 0.33.0+: batched tokens at or below num_lookahead_tokens (the token count, one more for a fill-in draft)
+        # are refused, whatever max_num_seqs (a DFlash / DSpark batch only lowers max_num_active_seqs)
+        if type(tokens) is int and type(batched) is int and batched > tokens + 1:
+            return
+        state.undecided("VllmConfig refuses batched tokens at or below the draft's lookahead tokens (its speculative "
+                        "tokens, one more for a fill-in draft); kvguard does not render where that check falls "
+                        "among VllmConfig's")
+        return
     state.undecided("VllmConfig refuses a batch the draft's new slots (times max_num_seqs) leave with no token "
                     "to schedule; kvguard does not model that reckoning")
