@@ -238,23 +238,37 @@ def _decided_before_overrides(verdict: Verdict, overridden: Optional[str]) -> No
 
 
 #: options kvguard passes over that make VllmConfig resolve an encoder-only instance from 0.29.0, first thing in its
-#: __post_init__: an encoder-cache producer's ``--ec-transfer-config`` (refused without a multimodal model), and
-#: ``--mm-encoder-only``, which turns prefix caching off for a multimodal model (read by the Mamba cache set-up and
-#: validate_mamba_block_size, among others)
+#: __post_init__: an encoder-cache producer's ``--ec-transfer-config`` (refused without a multimodal model:
+#: VC_ec_producer_text_model), and ``--mm-encoder-only``, which turns prefix caching off for a multimodal model (read
+#: by the Mamba cache set-up and validate_mamba_block_size, among others)
 ENCODER_ONLY_OPTIONS = ("--mm-encoder-only", "--ec-transfer-config")
 
 
-def _encoder_only_instance(release, cmd) -> Optional[str]:
+def _encoder_only_instance(release, cmd, verdict: Verdict) -> Optional[str]:
     """Why VllmConfig's checks cannot be decided (0.29.0+, an option of :data:`ENCODER_ONLY_OPTIONS` given), else
-    None."""
-    if not release.within("0.29.0"):
+    None.  Decided: ``--mm-encoder-only`` for a model whose class takes no multimodal input (a MultiModalConfig field:
+    without that config it does nothing), and an EC producer-only ``--ec-transfer-config`` for such a model (refused by
+    VC_ec_producer_text_model).  Not modelled: an encoder-only multimodal model (prefix caching turned off later in
+    VllmConfig) and the encoder-cache consumer roles' effects."""
+    if not release.within("0.29.0") or verdict.check == "VC_ec_producer_text_model":
         return None
+    from .archs import arch_flag
+
+    facts = verdict.facts
+    multimodal = (arch_flag(facts.architectures, "supports_multimodal", release)
+                  if isinstance(facts, ModelFacts) else None)
     for word in cmd.passed_over:
         name = word.partition("=")[0].replace("_", "-") if isinstance(word, str) else None
-        if name in ENCODER_ONLY_OPTIONS:
-            return (f"{name}: vLLM {release.version} resolves an encoder-only instance first thing in VllmConfig (an "
-                    "encoder-cache producer needs a multimodal model; an encoder-only multimodal model runs without "
-                    "prefix caching), which kvguard does not model")
+        if name not in ENCODER_ONLY_OPTIONS:
+            continue
+        if multimodal is False and (name == "--mm-encoder-only" or cmd.fields.get("ec_producer_only")):
+            continue
+        if name == "--ec-transfer-config" and multimodal is False:
+            return (f"{name}: vLLM {release.version}'s VllmConfig reads an encoder-cache consumer's (or a config "
+                    "without a producer-only role's) --ec-transfer-config in checks kvguard does not model")
+        return (f"{name}: vLLM {release.version} resolves an encoder-only instance first thing in VllmConfig (an "
+                "encoder-only multimodal model runs without prefix caching, which the checks after it read), which "
+                "kvguard does not model")
     return None
 
 
@@ -362,7 +376,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     model_dir=model_dir, speculative_config=spec, **cmd.fields)
     _decided_before_overrides(verdict, overridden)
-    _undecided_from(verdict, _first_row("verify"), _encoder_only_instance(release, cmd))
+    _undecided_from(verdict, _first_row("verify"), _encoder_only_instance(release, cmd, verdict))
     verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields, spec)
     python = python_assumption(verdict.exc_type, verdict.message)
     if python is not None:      # the message's wording is the host Python's

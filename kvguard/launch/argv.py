@@ -1586,6 +1586,10 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             configure = _json_key(values[0], "configure_logging")
             if configure is not None:
                 cmd.fields["logging_configure"] = _lax_bool(configure, release, "--logging-config")
+        if dest == "ec_transfer_config" and values:
+            # ECTransferConfig.is_encode_only (0.29.0+: kvguard.rules.table VC_ec_producer_text_model)
+            cmd.fields["ec_producer_only"] = (_json_key(values[0], "ec_connector") is not None
+                                              and _json_key(values[0], "ec_role") == "ec_producer")
         if dest == "log_level" or (dest == "logging_config" and values and _json_has(values[0], "log_level")):
             # LoggingConfig's log_level comes from the command line instead of VLLM_LOGGING_LEVEL (0.31.0+; argparse
             # has checked it against LogLevel): kvguard.rules.host_options

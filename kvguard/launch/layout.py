@@ -311,6 +311,9 @@ class Layout:
     #: --logging-config gives pylogging_config_file as null (logging_config_file then ""): LoggingConfig holds None,
     #: which the engine does not copy back, where an empty name is copied and validated (kvguard.rules.host_options)
     logging_config_file_null: bool = False
+    #: --ec-transfer-config names an ec_connector with ec_role "ec_producer" (an encoder-cache producer and not a
+    #: consumer): 0.29.0+ VllmConfig makes it an encoder-only instance, refused without a multimodal model
+    ec_producer_only: bool = False
     #: --logging-config's configure_logging as pydantic reads it (0.31.0+; None: not given, VLLM_CONFIGURE_LOGGING
     #: decides), which refuses a logging config file when false (kvguard.rules.host_options)
     logging_configure: Optional[bool] = None

@@ -482,6 +482,24 @@ def _mc_len_undecided(state) -> None:
                     "does not model")
 
 
+#: VllmConfig._resolve_mm_encoder_only (0.29.0+): an encoder-cache producer-only instance without MultiModalConfig
+EC_PRODUCER_TEXT_MODEL = "An EC producer-only instance requires a multimodal model."
+
+
+def _ec_producer_text_model(state) -> bool:
+    """--ec-transfer-config as an encoder-cache producer only (ECTransferConfig.is_encode_only) for a model whose class
+    takes no multimodal input (ModelConfig builds MultiModalConfig only for the registry's supports_multimodal)."""
+    if not state.layout.ec_producer_only:
+        return False
+    from ..archs import arch_flag
+
+    multimodal = arch_flag(state.facts.architectures, "supports_multimodal", state.release)
+    if multimodal is None:
+        state.undecided(f"an EC producer-only instance is refused without a multimodal model, and vLLM "
+                        f"{state.release.version} does not register the architecture {state.facts.architectures}")
+    return multimodal is False
+
+
 def _mc_multimodal_values(state) -> None:
     """A multimodal option's value outside its MultiModalConfig field's bounds: ModelConfig builds that config only
     for a model whose class supports multimodal input (0.11.0-0.33.0), and pydantic's refusal names the host's
@@ -2557,6 +2575,13 @@ RULES = (
          apply=_late_bounds.shutdown_timeout_bound,
          description="--shutdown-timeout below 0: a ValidationError for VllmConfig ('Input should be greater than or "
                      "equal to 0')"),
+    # VllmConfig.__post_init__'s first statement (0.29.0+), after its fields' validation
+    Check("VC_ec_producer_text_model", "0.29.0", options=("ec_producer_only",), stage="verify", scope="feature",
+          when=_ec_producer_text_model, template=EC_PRODUCER_TEXT_MODEL,
+          source="vllm/config/vllm.py::VllmConfig._resolve_mm_encoder_only (first in __post_init__; "
+                 "ECTransferConfig.is_encode_only in vllm/config/ec_transfer.py)",
+          description="--ec-transfer-config with an ec_connector and ec_role ec_producer (a producer, not ec_both) "
+                      "for a model whose class takes no multimodal input (no MultiModalConfig)"),
     Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
          apply=_scheduler.scheduled_tokens_with_drafting,
          description="VllmConfig._set_max_num_scheduled_tokens: with a draft model or parallel drafting, a batch the "
