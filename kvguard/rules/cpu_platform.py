@@ -84,10 +84,12 @@ def block_size_refused(state: Any) -> bool:
 
 def _kvcache_space_error(state: Any) -> "str | None":
     """The message of the ValueError the hook's ``int()`` raises for VLLM_CPU_KVCACHE_SPACE, or None."""
-    from .env_values import is_placeholder
-
     value = state.env.get("VLLM_CPU_KVCACHE_SPACE")
-    if value is None or is_placeholder(value) or (value == "" and state.release.within("0.20.0")):
+    if value is None:
+        return None  # the usual launch: no import (a relative one runs importlib's Python code each call)
+    from kvguard.rules.env_values import is_placeholder
+
+    if is_placeholder(value) or (value == "" and state.release.within("0.20.0")):
         return None
     try:
         int(value)          # the hook's own parser: Python's int() and its message
