@@ -1207,6 +1207,9 @@ def _human_readable_zero(values: list[str], release: Release) -> bool:
 #: mc_multimodal_values decides with the model's facts)
 _LORA_DESTS = frozenset({"max_loras", "max_lora_cls_labels", "max_lora_rank", "max_cpu_loras", "lora_dtype",
                          "default_mm_loras", "fully_sharded_loras", "lora_target_modules"})
+#: the LoRAConfig numbers kvguard.rules.lora_config checks, by option dest: the layout field carrying each
+_LORA_NUMBERS = {"max_loras": "lora_max_loras", "max_cpu_loras": "lora_max_cpu_loras",
+                 "max_lora_rank": "lora_max_lora_rank", "lora_extra_vocab_size": "lora_extra_vocab_size"}
 _MULTIMODAL_DESTS = frozenset({"limit_mm_per_prompt", "enable_mm_embeds", "media_io_kwargs", "mm_processor_kwargs",
                                "mm_processor_cache_gb", "mm_processor_cache_type", "mm_hasher_algorithm",
                                "mm_shm_cache_max_object_size_mb", "mm_encoder_only", "mm_encoder_tp_mode",
@@ -1505,6 +1508,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     #: keeps the last occurrence; an earlier one, which passed argparse's type check, is never validated)
     out_of_bounds: dict[str, str] = {}
     enable_lora = False
+    #: LoRAConfig's numbers as argparse stored them (kvguard.rules.lora_config), kept only with --enable-lora
+    lora_numbers: dict[str, Any] = {}
     for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
@@ -1524,6 +1529,10 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             out_of_bounds[dest] = converted.reason
         else:
             out_of_bounds.pop(dest, None)
+        if dest in _LORA_NUMBERS:
+            # argparse has checked int() of it (max_cpu_loras: optional_type's "" and "None" are None)
+            lora_numbers[_LORA_NUMBERS[dest]] = (None if not values or values[0] in ("", "None")
+                                                 or isinstance(converted, _OutOfBounds) else int(values[0]))
         if dest == "enable_lora" and spec.nargs == 0:
             enable_lora = spec.value if isinstance(spec.value, bool) else not opt.startswith(("--no-", "--disable-"))
         if dest == "model":
@@ -1635,6 +1644,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
+    if enable_lora:
+        cmd.fields.update(lora_numbers)
     for dest, reason in out_of_bounds.items():
         if dest in _LORA_DESTS and not enable_lora:
             continue    # LoRAConfig is built only with --enable-lora: the value is never validated

@@ -289,6 +289,12 @@ class Layout:
     default_mm_loras: Optional[str] = None
     #: with --enable-lora, why LoRAConfig would refuse that value (pydantic's words: undecidable once reached)
     default_mm_loras_problem: Optional[str] = None
+    #: with --enable-lora only, the last --max-loras / --max-cpu-loras / --max-lora-rank / --lora-extra-vocab-size
+    #: argparse stored (None: not given, or "None"), which LoRAConfig checks (kvguard.rules.lora_config)
+    lora_max_loras: Optional[int] = None
+    lora_max_cpu_loras: Optional[int] = None
+    lora_max_lora_rank: Optional[int] = None
+    lora_extra_vocab_size: Optional[int] = None
     #: 0.33.0's --reasoning-effort-map as given (JSON; None: not given), which validate_parsed_serve_args checks
     #: (kvguard.rules.late_options)
     reasoning_effort_map: Optional[str] = None

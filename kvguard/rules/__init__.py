@@ -45,6 +45,9 @@ WRAPPER: dict[str, Optional[str]] = {
     "scheduler": "SchedulerConfig",
     # CacheConfig, built in EngineArgs.create_engine_config before the data-parallel checks and ParallelConfig
     "cache_config": "CacheConfig",
+    # LoRAConfig, built with --enable-lora in EngineArgs.create_engine_config right after SchedulerConfig
+    # (kvguard.rules.lora_config)
+    "lora": "LoRAConfig",
     # LoadConfig (create_load_config), built in EngineArgs.create_engine_config after the Mamba and kernel configs'
     # checks, before DecodingConfig / ObservabilityConfig (kvguard.rules.late_bounds)
     "load": "LoadConfig",

@@ -612,7 +612,7 @@ def _runs(row, entry: str) -> bool:
     if entry == "serve":
         return True
     if row.stage in ("frontend", "engine_args", "cache_config", "model_init", "speculative", "scheduler", "worker",
-                     "decoding", "load", "observability", "offload"):
+                     "decoding", "load", "lora", "observability", "offload"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

@@ -22,6 +22,8 @@ _STAGE_TITLES = {
                     "by CacheConfig)",
     "scheduler": "SchedulerConfig (--max-num-batched-tokens, --max-num-seqs; pydantic dataclass: ValueError wrapped "
                  "by SchedulerConfig)",
+    "lora": "LoRAConfig (--enable-lora only: --max-loras, --max-cpu-loras, and to 0.11.0 --max-lora-rank, "
+            "--lora-extra-vocab-size; pydantic dataclass: ValueError wrapped by LoRAConfig; kvguard.rules.lora_config)",
     "load": "LoadConfig (0.21.0+: the --safetensors-prefetch-* bounds; pydantic dataclass: a ValidationError for "
             "LoadConfig; kvguard.rules.late_bounds)",
     "decoding": "DecodingConfig (0.10.2: the --guided-decoding-* switches; its __post_init__'s ValueError wrapped by "

@@ -47,6 +47,7 @@ from . import host_options as _host
 from . import kv_transfer as _kv_transfer
 from . import late_bounds as _late_bounds
 from . import late_options as _late
+from . import lora_config as _lora
 from . import mamba_block_size as _mbs
 from . import mamba_cache as _mamba
 from . import mamba_rounding as _mamba_rounding
@@ -2487,6 +2488,27 @@ RULES = (
     Step("ea_lora_config_values", options=("default_mm_loras_problem",), stage="engine_args", apply=_late.lora_value_problem,
          description="with --enable-lora, a --default-mm-loras that is no mapping of strings: LoRAConfig refuses it "
                      "with pydantic's message (undecidable)"),
+    # LoRAConfig(...), built with --enable-lora only (kvguard.rules.lora_config)
+    Check("LORA_max_lora_rank", "0.10.2", "0.11.0", options=("lora_max_lora_rank",), stage="lora", scope="feature",
+          when=_lora.rank_refused, bind=_lora.rank_bind, template=_lora.RANK_MESSAGE,
+          source="vllm/config/lora.py::LoRAConfig.__post_init__",
+          description="--enable-lora with a --max-lora-rank outside (8, 16, 32, 64, 128, 256, 320, 512)"),
+    Check("LORA_extra_vocab_size", "0.10.2", "0.11.0", options=("lora_extra_vocab_size",), stage="lora",
+          scope="feature", when=_lora.extra_vocab_refused, bind=_lora.extra_vocab_bind,
+          template=_lora.EXTRA_VOCAB_MESSAGE, source="vllm/config/lora.py::LoRAConfig.__post_init__",
+          description="--enable-lora with a --lora-extra-vocab-size other than 256 or 512"),
+    Check("LORA_max_loras", "0.10.2", "0.11.0", options=("lora_max_loras",), stage="lora", scope="feature",
+          when=_lora.max_loras_below_one, bind=_lora.max_loras_bind, template=_lora.MAX_LORAS_MESSAGE,
+          source="vllm/config/lora.py::LoRAConfig.__post_init__",
+          description="--enable-lora with --max-loras below 1 (0.11.1+: a field bound, undecidable)"),
+    Check("LORA_max_cpu_loras_0_10", "0.10.2", "0.13.0", options=("lora_max_cpu_loras",), stage="lora",
+          scope="feature", when=_lora.cpu_loras_below, bind=_lora.cpu_loras_bind,
+          template=_lora.CPU_LORAS_MESSAGE_0_10, source="vllm/config/lora.py::LoRAConfig.__post_init__",
+          description="--enable-lora with a --max-cpu-loras above 0 below --max-loras"),
+    Check("LORA_max_cpu_loras", "0.14.0", options=("lora_max_cpu_loras",), stage="lora", scope="feature",
+          when=_lora.cpu_loras_below, bind=_lora.cpu_loras_bind, template=_lora.CPU_LORAS_MESSAGE,
+          source="vllm/config/lora.py::LoRAConfig._validate_lora_config",
+          description="--enable-lora with a --max-cpu-loras above 0 below --max-loras"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,

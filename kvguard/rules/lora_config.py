@@ -1,0 +1,90 @@
+"""LoRAConfig's own refusals, built with ``--enable-lora`` only, in ``EngineArgs.create_engine_config``
+(vllm/engine/arg_utils.py) right after SchedulerConfig and the text-only ``--default-mm-loras`` refusal.
+
+Mirrors vllm/config/lora.py, 0.10.2 - 0.33.0 (a pydantic dataclass in every release: its ValueErrors come wrapped in a
+ValidationError for LoRAConfig):
+
+- 0.10.2 - 0.11.0, ``LoRAConfig.__post_init__``, in this order: ``max_lora_rank`` one of (8, 16, 32, 64, 128, 256,
+  320, 512); ``lora_extra_vocab_size`` one of (256, 512); ``max_loras`` at least 1; then ``max_cpu_loras`` at least
+  ``max_loras``.  The option table gives these int types, no choices.
+- 0.11.1 - 0.33.0: the rank and the extra vocabulary size are Literal fields (argparse's choices) and ``max_loras``
+  is ``Field(ge=1)`` (``max_lora_cls_labels`` too from 0.31.0): kvguard.launch.argv leaves a value outside them
+  undecidable.  ``_validate_lora_config`` (the model validator, after the fields) keeps the ``max_cpu_loras`` check,
+  whose message gains a final period in 0.14.0.
+- ``create_engine_config`` hands LoRAConfig ``max_cpu_loras`` only when it is above 0 (else None: it becomes
+  ``max_loras``), in every release.
+
+Not modelled here: 0.20.0+'s "Dual CUDA streams are only supported on CUDA platforms." (VLLM_LORA_ENABLE_DUAL_STREAM
+on a platform that is not CUDA-like: a CUDA host passes it), and the checks VllmConfig runs later
+(``verify_with_model_config``, ``verify_with_kernel_config``: kvguard.rules.table LC_lora_mega_moe).
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+__all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "EXTRA_VOCAB_MESSAGE", "EXTRA_VOCAB_SIZES",
+           "MAX_LORAS_MESSAGE", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
+           "extra_vocab_bind", "max_loras_below_one", "max_loras_bind", "rank_refused", "rank_bind"]
+
+#: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
+RANKS = (8, 16, 32, 64, 128, 256, 320, 512)
+EXTRA_VOCAB_SIZES = (256, 512)
+RANK_MESSAGE = "max_lora_rank ({rank}) must be one of {ranks}."
+EXTRA_VOCAB_MESSAGE = "lora_extra_vocab_size ({size}) must be one of {sizes}."
+MAX_LORAS_MESSAGE = "max_loras ({max_loras}) must be >= 1."
+#: 0.10.2 - 0.13.0 (no final period)
+CPU_LORAS_MESSAGE_0_10 = "max_cpu_loras ({max_cpu_loras}) must be >= max_loras ({max_loras})"
+#: 0.14.0+
+CPU_LORAS_MESSAGE = CPU_LORAS_MESSAGE_0_10 + "."
+
+#: EngineArgs' defaults when the option is not given (every release: max_loras 1, max_lora_rank 16, extra vocab 256)
+_DEFAULT_MAX_LORAS = 1
+
+
+def _max_loras(state: Any) -> int:
+    value = state.layout.lora_max_loras
+    return _DEFAULT_MAX_LORAS if value is None else value
+
+
+def rank_refused(state: Any) -> bool:
+    rank = state.layout.lora_max_lora_rank
+    return state.layout.enable_lora and rank is not None and rank not in RANKS
+
+
+def rank_bind(state: Any) -> dict:
+    return {"rank": state.layout.lora_max_lora_rank, "ranks": RANKS}
+
+
+def extra_vocab_refused(state: Any) -> bool:
+    size = state.layout.lora_extra_vocab_size
+    return state.layout.enable_lora and size is not None and size not in EXTRA_VOCAB_SIZES
+
+
+def extra_vocab_bind(state: Any) -> dict:
+    return {"size": state.layout.lora_extra_vocab_size, "sizes": EXTRA_VOCAB_SIZES}
+
+
+def max_loras_below_one(state: Any) -> bool:
+    return state.layout.enable_lora and _max_loras(state) < 1
+
+
+def max_loras_bind(state: Any) -> dict:
+    return {"max_loras": _max_loras(state)}
+
+
+def _cpu_loras(state: Any) -> Optional[int]:
+    """What create_engine_config hands LoRAConfig: the value when above 0, else None."""
+    value = state.layout.lora_max_cpu_loras
+    return value if value is not None and value > 0 else None
+
+
+def cpu_loras_below(state: Any) -> bool:
+    cpu = _cpu_loras(state)
+    return state.layout.enable_lora and cpu is not None and cpu < _max_loras(state)
+
+
+def cpu_loras_bind(state: Any) -> dict:
+    return {"max_cpu_loras": _cpu_loras(state), "max_loras": _max_loras(state)}

@@ -1,0 +1,77 @@
+"""Hand tests of LoRAConfig's refusals with --enable-lora (kvguard.rules.lora_config): --max-cpu-loras below
+--max-loras (every release; a final period from 0.14.0), and 0.10.2 - 0.11.0's __post_init__ checks of
+--max-lora-rank, --lora-extra-vocab-size and --max-loras, in that order.  Expected values written by hand from
+vllm/config/lora.py of those releases, as the 0.10.2 / 0.11.0 / 0.13.0 / 0.14.0 / 0.20.0 / 0.33.0 oracles answered."""
+
+from __future__ import annotations
+
+import pytest
+
+CPU_BELOW = "max_cpu_loras (1) must be >= max_loras (2)"
+
+
+def _refusal(data: dict) -> tuple:
+    return data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]
+
+
+@pytest.mark.parametrize(("version", "check", "message"), [
+    ("0.10.2", "LORA_max_cpu_loras_0_10", CPU_BELOW),
+    ("0.13.0", "LORA_max_cpu_loras_0_10", CPU_BELOW),
+    ("0.14.0", "LORA_max_cpu_loras", CPU_BELOW + "."),
+    ("0.20.0", "LORA_max_cpu_loras", CPU_BELOW + "."),
+    ("0.33.0", "LORA_max_cpu_loras", CPU_BELOW + "."),
+])
+def test_cpu_loras_below_max_loras_is_refused_by_lora_config(serve_json, version, check, message):
+    status, data = serve_json(version, "--enable-lora", "--max-cpu-loras", "1", "--max-loras", "2")
+    assert (status, *_refusal(data)) == (1, "lora", check, "ValueError", "LoRAConfig", message)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.33.0"])
+@pytest.mark.parametrize("args", [
+    ("--max-cpu-loras", "1", "--max-loras", "2"),                          # no --enable-lora: no LoRAConfig
+    ("--enable-lora", "--max-cpu-loras", "0", "--max-loras", "2"),         # 0: handed over as None
+    ("--enable-lora", "--max-cpu-loras", "-3", "--max-loras", "2"),
+    ("--enable-lora", "--max-cpu-loras", "None", "--max-loras", "2"),
+    ("--enable-lora", "--max-cpu-loras", "2", "--max-loras", "2"),
+    ("--enable-lora", "--max-cpu-loras", "1", "--max-cpu-loras", "4", "--max-loras", "2"),   # the last value counts
+    ("--enable-lora", "--max-cpu-loras", "1"),                             # max_loras' default is 1
+])
+def test_cpu_loras_lora_config_accepts(serve_json, version, args):
+    status, data = serve_json(version, *args)
+    assert status == 0 and data["ok"] is True
+
+
+def test_the_cpu_loras_check_follows_the_scheduler(serve_json):
+    status, data = serve_json("0.33.0", "--enable-lora", "--max-cpu-loras", "1", "--max-loras", "2",
+                              "--max-num-batched-tokens", "8", "--max-model-len", "4096", "--max-num-seqs", "16")
+    assert status == 1 and data["stage"] == "scheduler"
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
+def test_0_10_rank_is_checked_before_max_loras(serve_json, version):
+    status, data = serve_json(version, "--enable-lora", "--max-lora-rank", "7", "--max-loras", "0")
+    assert (status, *_refusal(data)) == (1, "lora", "LORA_max_lora_rank", "ValueError", "LoRAConfig",
+                                         "max_lora_rank (7) must be one of (8, 16, 32, 64, 128, 256, 320, 512).")
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
+def test_0_10_max_loras_below_one_comes_before_cpu_loras(serve_json, version):
+    status, data = serve_json(version, "--enable-lora", "--max-loras", "0", "--max-cpu-loras", "1")
+    assert (status, *_refusal(data)) == (1, "lora", "LORA_max_loras", "ValueError", "LoRAConfig",
+                                         "max_loras (0) must be >= 1.")
+
+
+def test_0_10_extra_vocab_size_is_refused(serve_json):
+    status, data = serve_json("0.10.2", "--enable-lora", "--lora-extra-vocab-size", "300", "--max-loras", "0")
+    assert (status, *_refusal(data)) == (1, "lora", "LORA_extra_vocab_size", "ValueError", "LoRAConfig",
+                                         "lora_extra_vocab_size (300) must be one of (256, 512).")
+
+
+def test_0_10_lora_numbers_without_enable_lora_are_never_checked(serve_json):
+    status, data = serve_json("0.10.2", "--max-lora-rank", "7", "--max-loras", "0", "--lora-extra-vocab-size", "3")
+    assert status == 0 and data["ok"] is True
+
+
+def test_0_33_max_loras_below_one_stays_undecidable(serve_json):
+    status, _data = serve_json("0.33.0", "--enable-lora", "--max-loras", "0", "--max-cpu-loras", "1")
+    assert status == 2

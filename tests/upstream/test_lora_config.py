@@ -1,0 +1,68 @@
+"""Differential test of LoRAConfig's refusals (kvguard.rules.lora_config) against real releases.
+
+Generates seeded ``vllm serve Qwen/Qwen3-8B`` launches, most with ``--enable-lora``, giving ``--max-loras`` and
+``--max-cpu-loras`` values within and outside what LoRAConfig accepts (0, negative, ``None``, below and at the other),
+at times twice (the last value counts), and on releases whose parser has them ``--max-lora-rank`` /
+``--lora-extra-vocab-size`` values (0.10.2 - 0.11.0 check them in ``__post_init__``); then runs each through the
+release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and through kvguard: the verdicts, and the wrapped
+message, must agree.  Launches kvguard declares undecidable are counted, never compared.
+
+Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.20.0 0.33.0"); KVG_LORA_CASES launches per release
+(default 10); seed KVG_LORA_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``lora-<release>.json``.  Run directly for a full
+report: ``python -m tests.upstream.test_lora_config 0.10.2 0.33.0 --cases 30``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from kvguard.launch.argv import option_table  # noqa: E402
+from kvguard.versions import resolve  # noqa: E402
+
+from ._oracle import generated_launches, launch_case, launch_differential, launches_main  # noqa: E402
+from .test_speculative import _config  # noqa: E402
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.20.0 0.33.0").split()
+
+#: LoRAConfig's options, with values it accepts and refuses (where the release's parser has the option)
+VALUES = {"--max-loras": ("1", "2", "4", "0", "-1"),
+          "--max-cpu-loras": ("1", "2", "3", "8", "0", "-2", "None"),
+          "--max-lora-rank": ("8", "16", "7", "1024"),
+          "--lora-extra-vocab-size": ("256", "512", "300")}
+
+
+def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
+    rng = random.Random(f"{seed}-{version}")
+    table = option_table(resolve(version))
+    cases = []
+    for i in range(n):
+        args: list[str] = ["--enable-lora"] if rng.random() < 0.85 else []
+        for option, values in VALUES.items():
+            if option not in table or rng.random() < (0.2 if option in ("--max-loras", "--max-cpu-loras") else 0.75):
+                continue
+            for _ in range(1 if rng.random() < 0.85 else 2):
+                args += [option, rng.choice(values)]
+        cases.append(launch_case(root, f"l{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), args or ["--enable-lora"]))
+    return cases
+
+
+run = generated_launches("kvg-lora-", generate, errors=True)
+
+
+test_lora_config_agrees_with_real_vllm = launch_differential(
+    run, kind="lora", label="LoRAConfig's refusals", cases=("KVG_LORA_CASES", 10), seed="KVG_LORA_SEED",
+    versions=VERSIONS, since="0.10.2")
+
+
+if __name__ == "__main__":
+    launches_main(__doc__, run)
