@@ -1,9 +1,12 @@
 """Hand tests of LoRAConfig's refusals with --enable-lora (kvguard.rules.lora_config): --max-cpu-loras below
 --max-loras (every release; a final period from 0.14.0), and 0.10.2 - 0.11.0's __post_init__ checks of
---max-lora-rank, --lora-extra-vocab-size and --max-loras, in that order.  Expected values written by hand from
+--max-lora-rank, --lora-extra-vocab-size and --max-loras, in that order; 0.20.0+'s dual-stream switch off CUDA / ROCm.
+Expected values written by hand from
 vllm/config/lora.py of those releases, as the 0.10.2 / 0.11.0 / 0.13.0 / 0.14.0 / 0.20.0 / 0.33.0 oracles answered."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
@@ -75,3 +78,45 @@ def test_0_10_lora_numbers_without_enable_lora_are_never_checked(serve_json):
 def test_0_33_max_loras_below_one_stays_undecidable(serve_json):
     status, _data = serve_json("0.33.0", "--enable-lora", "--max-loras", "0", "--max-cpu-loras", "1")
     assert status == 2
+
+
+DUAL = "Dual CUDA streams are only supported on CUDA platforms."
+
+
+def _check(capsys, version: str, *args: str, platform: str, env: tuple[str, ...]) -> tuple[int, dict]:
+    """``kvguard check`` on a stated platform: the exit status and the JSON report."""
+    from kvguard.cli import run
+
+    status = run(["check", "--vllm-version", version, "--platform", platform, "--format", "json", "--", *env, "vllm",
+                  "serve", "Qwen/Qwen3-8B", *args])
+    return status, json.loads(capsys.readouterr().out or "{}")
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.33.0"])
+@pytest.mark.parametrize("platform", ["cpu", "xpu"])
+def test_dual_stream_off_cuda_is_refused_by_lora_config(capsys, version, platform):
+    status, data = _check(capsys, version, "--enable-lora", platform=platform, env=("VLLM_LORA_ENABLE_DUAL_STREAM=1",))
+    assert (status, *_refusal(data)) == (1, "lora", "LORA_dual_stream_platform", "ValueError", "LoRAConfig", DUAL)
+
+
+@pytest.mark.parametrize(("version", "platform", "value", "args"), [
+    ("0.33.0", "cuda", "1", ("--enable-lora",)),
+    ("0.33.0", "rocm", "1", ("--enable-lora",)),
+    ("0.33.0", "cpu", "0", ("--enable-lora",)),
+    ("0.33.0", "cpu", "1", ()),                  # no LoRAConfig without --enable-lora
+    ("0.19.1", "cpu", "1", ("--enable-lora",)),  # the switch arrived in 0.20.0
+])
+def test_dual_stream_accepted(capsys, version, platform, value, args):
+    status, data = _check(capsys, version, *args, platform=platform, env=(f"VLLM_LORA_ENABLE_DUAL_STREAM={value}",))
+    assert status == 0 and data["ok"] is True
+
+
+def test_dual_stream_comes_after_the_cpu_loras(capsys):
+    status, data = _check(capsys, "0.33.0", "--enable-lora", "--max-cpu-loras", "1", "--max-loras", "2",
+                          platform="cpu", env=("VLLM_LORA_ENABLE_DUAL_STREAM=1",))
+    assert (status, data["check"]) == (1, "LORA_max_cpu_loras")
+
+
+def test_dual_stream_on_tpu_is_undecidable(capsys):
+    status, data = _check(capsys, "0.33.0", "--enable-lora", platform="tpu", env=("VLLM_LORA_ENABLE_DUAL_STREAM=1",))
+    assert status == 2 and "tpu_inference" in data["reason"]

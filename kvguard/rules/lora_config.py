@@ -14,9 +14,13 @@ ValidationError for LoRAConfig):
 - ``create_engine_config`` hands LoRAConfig ``max_cpu_loras`` only when it is above 0 (else None: it becomes
   ``max_loras``), in every release.
 
-Not modelled here: 0.20.0+'s "Dual CUDA streams are only supported on CUDA platforms." (VLLM_LORA_ENABLE_DUAL_STREAM
-on a platform that is not CUDA-like: a CUDA host passes it), and the checks VllmConfig runs later
-(``verify_with_model_config``, ``verify_with_kernel_config``: kvguard.rules.table LC_lora_mega_moe).
+- 0.20.0+, in the model validator right after the ``max_cpu_loras`` check: ``VLLM_LORA_ENABLE_DUAL_STREAM`` (vllm/envs.py:
+  ``bool(int(...))``, read from the environment then) on a platform that is not CUDA-like (``is_cuda_alike``: CUDA,
+  ROCm; the host fact ``platform``).  A value ``int()`` refuses raises inside the validator: undecidable, as is a TPU
+  host from 0.11.1 (the tpu_inference package's platform class).
+
+Not modelled here: the checks VllmConfig runs later (``verify_with_model_config``, ``verify_with_kernel_config``:
+kvguard.rules.table LC_lora_mega_moe).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "EXTRA_VOCAB_MESSAGE", "EXTRA_VOCAB_SIZES",
-           "MAX_LORAS_MESSAGE", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
+           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
            "extra_vocab_bind", "max_loras_below_one", "max_loras_bind", "rank_refused", "rank_bind"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
@@ -88,3 +92,28 @@ def cpu_loras_below(state: Any) -> bool:
 
 def cpu_loras_bind(state: Any) -> dict:
     return {"max_cpu_loras": _cpu_loras(state), "max_loras": _max_loras(state)}
+
+
+DUAL_STREAM_MESSAGE = "Dual CUDA streams are only supported on CUDA platforms."
+_DUAL_STREAM = "VLLM_LORA_ENABLE_DUAL_STREAM"
+
+
+def dual_stream_off_cuda(state: Any) -> bool:
+    """0.20.0+: the dual-stream switch on a platform that is not CUDA-like."""
+    if not state.layout.enable_lora:
+        return False
+    value = state.env.get(_DUAL_STREAM)
+    if value is None:
+        return False
+    try:
+        on = bool(int(value))
+    except ValueError:
+        state.undecided(f"LoRAConfig reads {_DUAL_STREAM}={value!r} with int(), whose ValueError it raises inside "
+                        "its validation: kvguard does not render that error")
+    if not on:
+        return False
+    platform = state.need("platform")
+    if platform == "tpu":
+        state.undecided(f"{_DUAL_STREAM} on TPU: vLLM {state.release.version}'s TPU platform is the tpu_inference "
+                        "package's, whose is_cuda_alike answer kvguard does not model")
+    return platform not in ("cuda", "rocm")

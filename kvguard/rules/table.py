@@ -2509,6 +2509,10 @@ RULES = (
           when=_lora.cpu_loras_below, bind=_lora.cpu_loras_bind, template=_lora.CPU_LORAS_MESSAGE,
           source="vllm/config/lora.py::LoRAConfig._validate_lora_config",
           description="--enable-lora with a --max-cpu-loras above 0 below --max-loras"),
+    Check("LORA_dual_stream_platform", "0.20.0", options=("enable_lora",), stage="lora", scope="env",
+          when=_lora.dual_stream_off_cuda, template=_lora.DUAL_STREAM_MESSAGE,
+          source="vllm/config/lora.py::LoRAConfig._validate_lora_config",
+          description="--enable-lora with VLLM_LORA_ENABLE_DUAL_STREAM set on a platform other than CUDA / ROCm"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,

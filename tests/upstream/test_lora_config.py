@@ -2,12 +2,14 @@
 
 Generates seeded ``vllm serve Qwen/Qwen3-8B`` launches, most with ``--enable-lora``, giving ``--max-loras`` and
 ``--max-cpu-loras`` values within and outside what LoRAConfig accepts (0, negative, ``None``, below and at the other),
-at times twice (the last value counts), and on releases whose parser has them ``--max-lora-rank`` /
+at times twice (the last value counts), from 0.20.0 at times with VLLM_LORA_ENABLE_DUAL_STREAM (refused on the
+oracle's CPU platform), and on releases whose parser has them ``--max-lora-rank`` /
 ``--lora-extra-vocab-size`` values (0.10.2 - 0.11.0 check them in ``__post_init__``); then runs each through the
 release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and through kvguard: the verdicts, and the wrapped
 message, must agree.  Launches kvguard declares undecidable are counted, never compared.
 
-Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.20.0 0.33.0"); KVG_LORA_CASES launches per release
+Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.20.0 0.33.0"): the first, 0.20.0 where listed, and the
+last; KVG_LORA_CASES launches per release
 (default 10); seed KVG_LORA_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``lora-<release>.json``.  Run directly for a full
 report: ``python -m tests.upstream.test_lora_config 0.10.2 0.33.0 --cases 30``.
 """
@@ -52,7 +54,12 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
                 continue
             for _ in range(1 if rng.random() < 0.85 else 2):
                 args += [option, rng.choice(values)]
-        cases.append(launch_case(root, f"l{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), args or ["--enable-lora"]))
+        extra = {}
+        if resolve(version).within("0.20.0") and rng.random() < 0.3:
+            # the dual-stream switch, refused on this CPU host's platform (0.20.0+)
+            extra["env"] = {"VLLM_LORA_ENABLE_DUAL_STREAM": rng.choice(("1", "0", "2"))}
+        cases.append(launch_case(root, f"l{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), args or ["--enable-lora"],
+                                 **extra))
     return cases
 
 
@@ -61,7 +68,7 @@ run = generated_launches("kvg-lora-", generate, errors=True)
 
 test_lora_config_agrees_with_real_vllm = launch_differential(
     run, kind="lora", label="LoRAConfig's refusals", cases=("KVG_LORA_CASES", 10), seed="KVG_LORA_SEED",
-    versions=VERSIONS, since="0.10.2")
+    versions=VERSIONS, since="0.10.2", also=("0.20.0",))
 
 
 if __name__ == "__main__":
