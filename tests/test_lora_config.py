@@ -120,3 +120,23 @@ def test_dual_stream_comes_after_the_cpu_loras(capsys):
 def test_dual_stream_on_tpu_is_undecidable(capsys):
     status, data = _check(capsys, "0.33.0", "--enable-lora", platform="tpu", env=("VLLM_LORA_ENABLE_DUAL_STREAM=1",))
     assert status == 2 and "tpu_inference" in data["reason"]
+
+
+def _inkling_dir(tmp_path) -> str:
+    config = {"architectures": ["InklingForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,
+              "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 64, "num_hidden_layers": 4,
+              "vocab_size": 32000, "max_position_embeddings": 4096, "intermediate_size": 2048,
+              "torch_dtype": "bfloat16"}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return str(tmp_path)
+
+
+@pytest.mark.parametrize("version", ["0.26.0", "0.33.0"])
+def test_inkling_with_lora_is_undecidable(serve_json, tmp_path, version):
+    status, data = serve_json(version, "--enable-lora", model=_inkling_dir(tmp_path))
+    assert status == 2 and "INKLING_MULTIMEM_AR" in data["reason"]
+
+
+def test_inkling_without_lora_is_not_held_back(serve_json, tmp_path):
+    status, data = serve_json("0.33.0", model=_inkling_dir(tmp_path))
+    assert status == 0 and data["ok"] is True

@@ -19,8 +19,13 @@ ValidationError for LoRAConfig):
   ROCm; the host fact ``platform``).  A value ``int()`` refuses raises inside the validator: undecidable, as is a TPU
   host from 0.11.1 (the tpu_inference package's platform class).
 
-Not modelled here: the checks VllmConfig runs later (``verify_with_model_config``, ``verify_with_kernel_config``:
-kvguard.rules.table LC_lora_mega_moe).
+- 0.26.0+, ``verify_with_model_config`` (run later, in VllmConfig.__post_init__): a model whose architectures name
+  "Inkling" is refused unless INKLING_MULTIMEM_AR is "0".  kvguard does not place that check among VllmConfig's:
+  such a launch is undecidable here, before the checks it would come after.
+
+Not modelled here: 0.33.0's ``verify_with_model_config`` refusal of a model class without SupportsLoRA (the
+registry's ``supports_lora``, absent from kvguard/data/archs.json) and ``verify_with_kernel_config`` (kvguard.rules.table
+LC_lora_mega_moe).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "EXTRA_VOCAB_MESSAGE", "EXTRA_VOCAB_SIZES",
-           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
+           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "inkling_unmodelled", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
            "extra_vocab_bind", "max_loras_below_one", "max_loras_bind", "rank_refused", "rank_bind"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
@@ -117,3 +122,12 @@ def dual_stream_off_cuda(state: Any) -> bool:
         state.undecided(f"{_DUAL_STREAM} on TPU: vLLM {state.release.version}'s TPU platform is the tpu_inference "
                         "package's, whose is_cuda_alike answer kvguard does not model")
     return platform not in ("cuda", "rocm")
+
+
+def inkling_unmodelled(state: Any) -> None:
+    """0.26.0+: an Inkling model with --enable-lora (see the module docstring)."""
+    if not state.layout.enable_lora:
+        return
+    if any("Inkling" in arch for arch in state.facts.architectures or ()):
+        state.undecided("vLLM refuses --enable-lora for an Inkling model unless INKLING_MULTIMEM_AR=0 "
+                        "(LoRAConfig.verify_with_model_config, in VllmConfig), a check kvguard does not place")

@@ -2513,6 +2513,9 @@ RULES = (
           when=_lora.dual_stream_off_cuda, template=_lora.DUAL_STREAM_MESSAGE,
           source="vllm/config/lora.py::LoRAConfig._validate_lora_config",
           description="--enable-lora with VLLM_LORA_ENABLE_DUAL_STREAM set on a platform other than CUDA / ROCm"),
+    Step("lora_inkling_unmodelled", "0.26.0", options=("enable_lora",), stage="lora", apply=_lora.inkling_unmodelled,
+         description="--enable-lora with an Inkling model: VllmConfig's INKLING_MULTIMEM_AR check is not placed "
+                     "(undecidable)"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,
