@@ -157,6 +157,33 @@ def check_launch_report(report: dict, kind: str, label: str) -> None:
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
+def serve_oracle_answer(record: dict) -> tuple:
+    """A serve_runner record as a comparable answer: ok, argparse's refusal, or the refusal's stage, exception type,
+    message and pydantic wrapper (the runner records every refusal of create_engine_config at its stage "engine")."""
+    if record["stage"] in ("ok", "argparse"):
+        return (record["stage"],)
+    return (record["stage"], record.get("exc_type"), record.get("message"), record.get("wrapped_by"))
+
+
+def serve_kvguard_answer(version: str, words: list[str]) -> tuple:
+    """kvguard's answer to a ``[NAME=value ...] vllm serve MODEL ...`` command on the CPU oracles' host, in the form of
+    serve_oracle_answer (``("undecidable",)`` where kvguard cannot decide)."""
+    from kvguard import examine
+    from kvguard.errors import Undecidable
+    from kvguard.launch.layout import Host
+
+    try:
+        verdict = examine(version, words, host=Host(platform="cpu")).verdict
+    except Undecidable:
+        return ("undecidable",)
+    if verdict.ok:
+        return ("ok",)
+    if verdict.stage == "argparse":
+        return ("argparse",)
+    stage = verdict.stage if verdict.stage == "frontend" else "engine"
+    return (stage, verdict.exc_type, verdict.message, verdict.wrapped_by)
+
+
 def launches_main(doc: str, run) -> None:
     """The command line of a launch differential run directly: ``VERSION… [--cases N] [--seed S]``, each release's
     counts, then its mismatches and undecidable launches (``run(version, cases, seed)`` returns the report of

@@ -16,11 +16,9 @@ import os
 
 import pytest
 
-from kvguard import catalog, examine
-from kvguard.errors import Undecidable
-from kvguard.launch.layout import Host
+from kvguard import catalog
 
-from ._oracle import oracle_or_skip, release_sample, run_runner
+from ._oracle import oracle_or_skip, release_sample, run_runner, serve_kvguard_answer, serve_oracle_answer
 
 pytestmark = pytest.mark.upstream
 
@@ -50,26 +48,6 @@ CASES = (
 )
 
 
-def _oracle_answer(record: dict) -> tuple:
-    if record["stage"] in ("ok", "argparse"):
-        return (record["stage"],)
-    return (record["stage"], record.get("exc_type"), record.get("message"), record.get("wrapped_by"))
-
-
-def _kvguard_answer(version: str, model: str, args: list[str]) -> tuple:
-    try:
-        verdict = examine(version, ["vllm", "serve", model, *args], host=Host(platform="cpu")).verdict
-    except Undecidable:
-        return ("undecidable",)
-    if verdict.ok:
-        return ("ok",)
-    if verdict.stage == "argparse":
-        return ("argparse",)
-    # the runner records every refusal of create_engine_config at its stage "engine"
-    stage = verdict.stage if verdict.stage == "frontend" else "engine"
-    return (stage, verdict.exc_type, verdict.message, verdict.wrapped_by)
-
-
 @pytest.mark.parametrize("version", SAMPLE)
 def test_encoder_only_instances_agree(version, tmp_path):
     python, python_env = oracle_or_skip(version)
@@ -86,8 +64,8 @@ def test_encoder_only_instances_agree(version, tmp_path):
     counts = {"agree": 0, "undecided": 0}
     disagree = []
     for case_id, model, args in CASES:
-        want = _oracle_answer(records[case_id])
-        got = _kvguard_answer(version, model, args)
+        want = serve_oracle_answer(records[case_id])
+        got = serve_kvguard_answer(version, ["vllm", "serve", model, *args])
         if got == ("undecidable",):
             counts["undecided"] += 1
         elif got == want:

@@ -16,11 +16,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from kvguard import catalog, examine
-from kvguard.errors import Undecidable
-from kvguard.launch.layout import Host
+from kvguard import catalog
 
-from ._oracle import oracle_or_skip, release_sample, run_runner
+from ._oracle import oracle_or_skip, release_sample, run_runner, serve_kvguard_answer, serve_oracle_answer
 
 pytestmark = pytest.mark.upstream
 
@@ -65,29 +63,6 @@ LOGGING_CONFIG_CASES = (
 )
 
 
-def _oracle_answer(record: dict) -> tuple:
-    if record["stage"] == "ok":
-        return ("ok",)
-    if record["stage"] == "argparse":
-        return ("argparse",)
-    return (record["stage"], record.get("exc_type"), record.get("message"), record.get("wrapped_by"))
-
-
-def _kvguard_answer(version: str, args: list[str], env: dict[str, str]) -> tuple:
-    words = [f"{name}={value}" for name, value in env.items()] + ["vllm", "serve", MODEL, *args]
-    try:
-        verdict = examine(version, words, host=Host(platform="cpu")).verdict
-    except Undecidable:
-        return ("undecidable",)
-    if verdict.ok:
-        return ("ok",)
-    if verdict.stage == "argparse":
-        return ("argparse",)
-    # the runner records every refusal of create_engine_config at its stage "engine"
-    stage = verdict.stage if verdict.stage == "frontend" else "engine"
-    return (stage, verdict.exc_type, verdict.message, verdict.wrapped_by)
-
-
 @pytest.mark.parametrize("version", SAMPLE)
 def test_logging_level_and_parser_backend_agree(version, tmp_path):
     python, python_env = oracle_or_skip(version)
@@ -109,8 +84,9 @@ def test_logging_level_and_parser_backend_agree(version, tmp_path):
     counts = {"agree": 0, "undecided": 0}
     disagree = []
     for case in cases:
-        want = _oracle_answer(records[case["id"]])
-        got = _kvguard_answer(version, case["args"], case["env"])
+        want = serve_oracle_answer(records[case["id"]])
+        got = serve_kvguard_answer(version, [f"{name}={value}" for name, value in case["env"].items()]
+                                   + ["vllm", "serve", MODEL, *case["args"]])
         if got == ("undecidable",):
             counts["undecided"] += 1
         elif got == want:
