@@ -140,3 +140,16 @@ def test_inkling_with_lora_is_undecidable(serve_json, tmp_path, version):
 def test_inkling_without_lora_is_not_held_back(serve_json, tmp_path):
     status, data = serve_json("0.33.0", model=_inkling_dir(tmp_path))
     assert status == 0 and data["ok"] is True
+
+
+@pytest.mark.parametrize(("version", "backend", "status"), [
+    ("0.33.0", "deep_gemm_mega_moe", 2),
+    ("0.33.0", "flashinfer_moe_ep_mega_deep_gemm", 2),
+    ("0.33.0", "triton", 0),
+    ("0.32.0", "deep_gemm_mega_moe", 0),      # verify_with_kernel_config arrived in 0.33.0
+])
+def test_mega_moe_backend_with_lora(serve_json, version, backend, status):
+    got, data = serve_json(version, "--enable-lora", "--moe-backend", backend, model="Qwen/Qwen3-30B-A3B")
+    assert got == status
+    if status == 2:
+        assert "verify_with_kernel_config" in data["reason"]

@@ -23,9 +23,12 @@ ValidationError for LoRAConfig):
   "Inkling" is refused unless INKLING_MULTIMEM_AR is "0".  kvguard does not place that check among VllmConfig's:
   such a launch is undecidable here, before the checks it would come after.
 
+- 0.33.0, ``verify_with_kernel_config`` (VllmConfig, just before ``verify_with_model_config``): a megakernel MoE
+  backend (vllm/config/kernel.py ``MEGA_MOE_BACKENDS``, or ``aiter_mega_moe``; KernelConfig lower-cases the name and
+  turns "-" into "_") is refused (kvguard.rules.table LC_lora_mega_moe, not placed): undecidable here.
+
 Not modelled here: 0.33.0's ``verify_with_model_config`` refusal of a model class without SupportsLoRA (the
-registry's ``supports_lora``, absent from kvguard/data/archs.json) and ``verify_with_kernel_config`` (kvguard.rules.table
-LC_lora_mega_moe).
+registry's ``supports_lora``, absent from kvguard/data/archs.json).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "EXTRA_VOCAB_MESSAGE", "EXTRA_VOCAB_SIZES",
-           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "inkling_unmodelled", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
+           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "inkling_unmodelled", "mega_moe_unmodelled", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
            "extra_vocab_bind", "max_loras_below_one", "max_loras_bind", "rank_refused", "rank_bind"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
@@ -131,3 +134,18 @@ def inkling_unmodelled(state: Any) -> None:
     if any("Inkling" in arch for arch in state.facts.architectures or ()):
         state.undecided("vLLM refuses --enable-lora for an Inkling model unless INKLING_MULTIMEM_AR=0 "
                         "(LoRAConfig.verify_with_model_config, in VllmConfig), a check kvguard does not place")
+
+
+#: 0.33.0's MEGA_MOE_BACKENDS (vllm/config/kernel.py) and the AITER one verify_with_kernel_config adds
+_MEGA_MOE = frozenset({"deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm",
+                       "aiter_mega_moe"})
+
+
+def mega_moe_unmodelled(state: Any) -> None:
+    """0.33.0: --enable-lora with a megakernel --moe-backend (see the module docstring)."""
+    if not state.layout.enable_lora:
+        return
+    backend = (state.layout.moe_backend or "auto").lower().replace("-", "_")
+    if backend in _MEGA_MOE:
+        state.undecided(f"vLLM 0.33.0 refuses --enable-lora with moe_backend={backend!r} "
+                        "(LoRAConfig.verify_with_kernel_config, in VllmConfig), a check kvguard does not place")

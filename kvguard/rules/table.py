@@ -2516,6 +2516,10 @@ RULES = (
     Step("lora_inkling_unmodelled", "0.26.0", options=("enable_lora",), stage="lora", apply=_lora.inkling_unmodelled,
          description="--enable-lora with an Inkling model: VllmConfig's INKLING_MULTIMEM_AR check is not placed "
                      "(undecidable)"),
+    Step("lora_mega_moe_unmodelled", "0.33.0", options=("enable_lora",), stage="lora",
+         apply=_lora.mega_moe_unmodelled,
+         description="--enable-lora with a megakernel --moe-backend: VllmConfig's LC_lora_mega_moe is not placed "
+                     "(undecidable)"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,
