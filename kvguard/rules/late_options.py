@@ -52,7 +52,7 @@ __all__ = ["AUX_GENERATE", "AUX_MOE", "AUX_MRV2", "AUX_PREFIX", "DEFAULT_MM_LORA
            "batch_sharded_on_v2", "default_mm_loras_text_only", "effort_map_bind", "effort_map_check",
            "effort_map_problem", "hisparse_unmodelled", "lora_value_problem", "per_request_spec_without_spec",
            "replayssm_bind", "watermark_with_speculative",
-           "replayssm_unsupported", "sampling_mask_without_mrv2", "trace_replay_without_mrv2"]
+           "replayssm_unsupported", "sampling_mask_without_mrv2", "text_only_model", "trace_replay_without_mrv2"]
 
 DEFAULT_MM_LORAS_MESSAGE = "Default modality-specific LoRA(s) were provided for a non multimodal model"
 SAMPLING_MASK_MESSAGE = "sampling distribution replay requires Model Runner V2"
@@ -86,12 +86,18 @@ def default_mm_loras_text_only(state: Any) -> bool:
         return False
     if not _json(text):
         return False
+    return text_only_model(state, "--default-mm-loras is refused")
+
+
+def text_only_model(state: Any, refusal: str) -> bool:
+    """Whether the model's class takes no multimodal input (the registry's ``supports_multimodal``); undecidable,
+    naming ``refusal`` (what such a model meets), where the release does not register the architecture."""
     from ..archs import arch_flag
 
     multimodal = arch_flag(state.facts.architectures, "supports_multimodal", state.release)
     if multimodal is None:
-        state.undecided(f"--default-mm-loras is refused for a model without multimodal input, and vLLM "
-                        f"{state.release.version} does not register the model's architecture")
+        state.undecided(f"{refusal} for a model without multimodal input, and vLLM {state.release.version} does not "
+                        f"register the model's architecture {state.facts.architectures}")
     return multimodal is False
 
 

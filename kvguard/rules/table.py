@@ -492,13 +492,7 @@ def _ec_producer_text_model(state) -> bool:
     takes no multimodal input (ModelConfig builds MultiModalConfig only for the registry's supports_multimodal)."""
     if not state.layout.ec_producer_only:
         return False
-    from ..archs import arch_flag
-
-    multimodal = arch_flag(state.facts.architectures, "supports_multimodal", state.release)
-    if multimodal is None:
-        state.undecided(f"an EC producer-only instance is refused without a multimodal model, and vLLM "
-                        f"{state.release.version} does not register the architecture {state.facts.architectures}")
-    return multimodal is False
+    return _late.text_only_model(state, "an EC producer-only instance is refused")
 
 
 def _mc_multimodal_values(state) -> None:
