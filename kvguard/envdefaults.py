@@ -67,6 +67,10 @@ def _tpu(facts, layout, host, env) -> bool:
     return getattr(host, "platform", None) in ("tpu", None)
 
 
+def _lora_off_cuda(facts, layout, host, env) -> bool:
+    return bool(getattr(layout, "enable_lora", False)) and getattr(host, "platform", None) not in ("cuda", "rocm")
+
+
 #: every environment variable a modelled check reads (kvguard.rules.table, kvguard.facts,
 #: kvguard.length), per release, with the values tried and what they change
 VERDICT_ENV: tuple[EnvVar, ...] = (
@@ -104,6 +108,9 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
            "the level vLLM configures its logger with: a name Python's logging does not know is refused "
            "(FE_logging_level)"),
     # no value is tried: any integer gives the KV cache's size, which no check reads
+    EnvVar("VLLM_LORA_ENABLE_DUAL_STREAM", "0.20.0", None, ("1",),
+           "LoRA's dual CUDA streams: set off CUDA / ROCm with --enable-lora, LoRAConfig refuses it "
+           "(LORA_dual_stream_platform)", _lora_off_cuda),
     EnvVar("VLLM_CPU_KVCACHE_SPACE", "0.10.2", None, (),
            "the CPU platform's KV cache size in GiB: a value int() refuses is refused (PLAT_cpu_kvcache_space)"),
 )

@@ -110,7 +110,7 @@ def dual_stream_off_cuda(state: Any) -> bool:
     """0.20.0+: the dual-stream switch on a platform that is not CUDA-like."""
     if not state.layout.enable_lora:
         return False
-    value = state.env.get(_DUAL_STREAM)
+    value = state.env.get("VLLM_LORA_ENABLE_DUAL_STREAM")
     if value is None:
         return False
     try:
