@@ -153,3 +153,75 @@ def test_mega_moe_backend_with_lora(serve_json, version, backend, status):
     assert got == status
     if status == 2:
         assert "verify_with_kernel_config" in data["reason"]
+
+
+# The registry's supports_lora (kvguard/data/archs.json, tools/extract_registry.py): FalconMambaForCausalLM lacks the
+# SupportsLoRA interface in every release, Qwen3ForCausalLM has it; the registry's BertModel (BertEmbeddingModel)
+# gains it in 0.32.0 (the 0.10.2 / 0.20.0 / 0.28.0 / 0.31.0 / 0.32.0 / 0.33.0 oracles' interfaces.supports_lora(cls)
+# agreed on every class they imported).
+@pytest.mark.parametrize(("version", "where"), [
+    ("0.10.2", "when the worker loads the LoRA model"),
+    ("0.32.0", "when the worker loads the LoRA model"),
+    ("0.33.0", "LoRAConfig.verify_with_model_config, in VllmConfig"),
+])
+def test_lora_for_a_class_without_supports_lora_is_undecidable(serve_json, version, where):
+    status, data = serve_json(version, "--enable-lora", model="tiiuae/falcon-mamba-7b")
+    assert status == 2
+    assert "without the SupportsLoRA interface (['FalconMambaForCausalLM']; " + where + ")" in data["reason"]
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.33.0"])
+def test_a_class_without_supports_lora_is_not_held_back_without_lora(serve_json, version):
+    status, data = serve_json(version, model="tiiuae/falcon-mamba-7b")
+    assert status == 0 and data["ok"] is True
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.33.0"])
+def test_lora_for_a_class_with_supports_lora_is_accepted(serve_json, version):
+    status, data = serve_json(version, "--enable-lora", model="Qwen/Qwen3-8B")
+    assert status == 0 and data["ok"] is True
+
+
+def test_lora_config_refusals_come_before_the_class_check(serve_json):
+    status, data = serve_json("0.33.0", "--enable-lora", "--max-cpu-loras", "1", "--max-loras", "2",
+                              model="tiiuae/falcon-mamba-7b")
+    assert (status, data["check"]) == (1, "LORA_max_cpu_loras")
+
+
+class _Undecided(Exception):
+    pass
+
+
+class _StubState:
+    """What lora_class_unmodelled reads: the launch's switch, the config's architectures, the release."""
+
+    def __init__(self, architectures, version):
+        from types import SimpleNamespace
+
+        from packaging.version import Version
+
+        from kvguard.versions import Release
+
+        self.layout = SimpleNamespace(enable_lora=True)
+        self.facts = SimpleNamespace(architectures=architectures)
+        self.release = Release(Version(version))
+
+    def undecided(self, reason):
+        raise _Undecided(reason)
+
+
+@pytest.mark.parametrize(("architectures", "version", "decided"), [
+    (["BertModel"], "0.31.0", False),        # no SupportsLoRA before 0.32.0
+    (["BertModel"], "0.32.0", True),
+    (["AcmeForCausalLM"], "0.33.0", False),  # a class kvguard cannot name
+    (None, "0.33.0", False),
+])
+def test_lora_class_flag_per_release(architectures, version, decided):
+    from kvguard.rules.lora_config import lora_class_unmodelled
+
+    state = _StubState(architectures, version)
+    if decided:
+        assert lora_class_unmodelled(state) is None
+    else:
+        with pytest.raises(_Undecided):
+            lora_class_unmodelled(state)

@@ -86,6 +86,10 @@ functions that build classes, class decorators), the flags
   an ``intermediate_tensors`` keyword, or ends in ``**kwargs``).
 * ``is_attention_free``, ``is_hybrid``, ``has_inner_state``,
   ``supports_multimodal``: ``getattr(cls, name, False)`` through the MRO.
+* ``supports_lora``: ``interfaces.supports_lora(cls)`` = ``isinstance(cls, _SupportsLoRAType)``, a runtime protocol
+  check that only tests that the protocol's members (``supports_lora``, ``packed_modules_mapping``,
+  ``embedding_modules``; ``embedding_padding_modules`` too to 0.11.2) exist as class attributes
+  (``pp_rules``' ``lora_protocol_attrs``).
 * ``is_pooling_model`` / ``is_text_generation_model``: ``is_vllm_model`` (init
   takes ``vllm_config``, ``forward`` takes ``input_ids`` and ``positions``, the
   release's embedding method exists) and the pooling flag / ``compute_logits``.
@@ -128,6 +132,7 @@ FLAGS = (
     "is_pooling_model",
     "is_text_generation_model",
     "supports_mamba_prefix_caching",
+    "supports_lora",
 )
 # getattr(cls, NAME, False) flags of _ModelInfo.from_model_cls (supports_mamba_prefix_caching: 0.15.0+, read by
 # MambaModelConfig's cache set-up, kvguard/rules/mamba_cache.py)
@@ -138,6 +143,7 @@ GETATTR_FLAGS = ("is_attention_free", "is_hybrid", "has_inner_state", "supports_
 SENSITIVE = set(GETATTR_FLAGS) | {
     "supports_pp", "make_empty_intermediate_tensors", "forward", "is_pooling_model",
     "compute_logits", "embed_input_ids", "get_input_embeddings",
+    "supports_lora", "packed_modules_mapping", "embedding_modules", "embedding_padding_modules",
 }
 
 # Classes outside vLLM that show up in model MROs. Value: the attributes the
@@ -998,6 +1004,13 @@ class Release:
         else:
             flags["supports_pp"] = r
 
+        # supports_lora
+        r = self._supports_lora(c, trace)
+        if isinstance(r, Unresolved):
+            unresolved["supports_lora"] = r.reason
+        else:
+            flags["supports_lora"] = r
+
         # is_vllm_model / pooling / text generation
         vm = self._is_vllm_model(c, trace)
         if isinstance(vm, Unresolved):
@@ -1029,6 +1042,17 @@ class Release:
         res = {"flags": flags, "unresolved": unresolved, "trace": sorted(set(trace + c.notes))}
         c._flags = res
         return res
+
+    def _supports_lora(self, c, trace):
+        """interfaces.supports_lora(cls): isinstance(cls, _SupportsLoRAType), a runtime protocol check that only
+        asks whether each member exists as a class attribute (a value of False would still pass)."""
+        for attr in self.rules["lora_protocol_attrs"]:
+            found = self.find_attr(c, attr, trace)
+            if found is None:
+                return False
+            if isinstance(found, Unresolved):
+                return found
+        return True
 
     def _supports_pp(self, c, trace):
         attrs_ok = None
@@ -1101,6 +1125,11 @@ class Release:
                 callables.append(st.name)
         rules["pp_protocol_attrs"] = attrs
         rules["pp_protocol_callables"] = callables
+        lora_type = last(itf, "_SupportsLoRAType")
+        rules["lora_protocol_attrs"] = [st.target.id for st in lora_type.body
+                                        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)]
+        if any(isinstance(st, ast.FunctionDef) for st in lora_type.body):
+            raise SystemExit(f"{self.version}: _SupportsLoRAType has methods; update the extractor")
         spa = last(itf, "_supports_pp_attributes")
         rules["pp_mro_shortcut"] = "SupportsPP in model.__mro__" in ast.unparse(spa)
         rules["supportspp_qualname"] = f"{base}.interfaces.SupportsPP"

@@ -27,8 +27,12 @@ ValidationError for LoRAConfig):
   backend (vllm/config/kernel.py ``MEGA_MOE_BACKENDS``, or ``aiter_mega_moe``; KernelConfig lower-cases the name and
   turns "-" into "_") is refused (kvguard.rules.table LC_lora_mega_moe, not placed): undecidable here.
 
-Not modelled here: 0.33.0's ``verify_with_model_config`` refusal of a model class without SupportsLoRA (the
-registry's ``supports_lora``, absent from kvguard/data/archs.json).
+- Every release: a model class without the ``SupportsLoRA`` interface (kvguard/data/archs.json's ``supports_lora``:
+  ``isinstance(cls, _SupportsLoRAType)``, vllm/model_executor/models/interfaces.py) is refused.  0.33.0 refuses it in
+  ``verify_with_model_config`` (VllmConfig, after ``verify_with_kernel_config``; "LoRA is not supported for …");
+  0.10.2 - 0.32.0 refuse it when the worker loads the LoRA model (vllm/v1/worker/lora_model_runner_mixin.py, "… does
+  not support LoRA yet.").  kvguard places neither: such a launch is undecidable here, as is one whose class kvguard
+  cannot name (an architecture the registry does not hold, e.g. the Transformers backend's).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "EXTRA_VOCAB_MESSAGE", "EXTRA_VOCAB_SIZES",
-           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "inkling_unmodelled", "mega_moe_unmodelled", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
+           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "lora_class_unmodelled", "inkling_unmodelled", "mega_moe_unmodelled", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
            "extra_vocab_bind", "max_loras_below_one", "max_loras_bind", "rank_refused", "rank_bind"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
@@ -149,3 +153,23 @@ def mega_moe_unmodelled(state: Any) -> None:
     if backend in _MEGA_MOE:
         state.undecided(f"vLLM 0.33.0 refuses --enable-lora with moe_backend={backend!r} "
                         "(LoRAConfig.verify_with_kernel_config, in VllmConfig), a check kvguard does not place")
+
+
+def lora_class_unmodelled(state: Any) -> None:
+    """Every release: --enable-lora for a model class without SupportsLoRA, or one kvguard cannot name (see the
+    module docstring)."""
+    if not state.layout.enable_lora:
+        return
+    from kvguard.archs import arch_flag  # the registry data loads on first use only
+
+    architectures = state.facts.architectures or ()
+    supported = arch_flag(architectures, "supports_lora", state.release)
+    if supported is None:
+        state.undecided(f"whether vLLM {state.release.version} resolves architectures {list(architectures)} to a "
+                        "model class with the SupportsLoRA interface is not recorded, and vLLM refuses "
+                        "--enable-lora for a class without it")
+    if not supported:
+        where = ("LoRAConfig.verify_with_model_config, in VllmConfig" if state.release.within("0.33.0")
+                 else "when the worker loads the LoRA model")
+        state.undecided(f"vLLM {state.release.version} refuses --enable-lora for a model class without the "
+                        f"SupportsLoRA interface ({list(architectures)}; {where}), a check kvguard does not place")

@@ -2514,6 +2514,10 @@ RULES = (
          apply=_lora.mega_moe_unmodelled,
          description="--enable-lora with a megakernel --moe-backend: VllmConfig's LC_lora_mega_moe is not placed "
                      "(undecidable)"),
+    Step("lora_class_unmodelled", "0.10.2", options=("enable_lora",), stage="lora",
+         apply=_lora.lora_class_unmodelled,
+         description="--enable-lora for a model class without SupportsLoRA (0.33.0: VllmConfig; before: the worker), "
+                     "not placed (undecidable)"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,
