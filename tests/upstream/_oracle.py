@@ -157,6 +157,15 @@ def check_launch_report(report: dict, kind: str, label: str) -> None:
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
+def serve_records(python: str, python_env: dict[str, str], cases: list[dict]) -> dict[str, dict]:
+    """serve_runner.py's record of each case, by id, on the CPU oracle (offline; the inspection and torchvision
+    stand-ins CI states, in-process and stubbed unless the environment says otherwise)."""
+    runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
+                      KVG_ORACLE_INSPECT=os.environ.get("KVG_ORACLE_INSPECT", "inprocess"),
+                      KVG_ORACLE_TORCHVISION=os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
+    return {r["id"]: r for r in run_runner("serve_runner.py", python, runner_env, cases)}
+
+
 def serve_oracle_answer(record: dict) -> tuple:
     """A serve_runner record as a comparable answer: ok, argparse's refusal, or the refusal's stage, exception type,
     message and pydantic wrapper (the runner records every refusal of create_engine_config at its stage "engine")."""

@@ -18,7 +18,7 @@ import pytest
 
 from kvguard import catalog
 
-from ._oracle import oracle_or_skip, release_sample, run_runner, serve_kvguard_answer, serve_oracle_answer
+from ._oracle import oracle_or_skip, release_sample, serve_kvguard_answer, serve_oracle_answer, serve_records
 
 pytestmark = pytest.mark.upstream
 
@@ -57,10 +57,7 @@ def test_encoder_only_instances_agree(version, tmp_path):
         model_dir = tmp_path / case_id
         model_dir.mkdir()
         cases.append({"id": case_id, "args": args, "config": configs[model], "model_dir": str(model_dir)})
-    runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
-                      KVG_ORACLE_INSPECT=os.environ.get("KVG_ORACLE_INSPECT", "inprocess"),
-                      KVG_ORACLE_TORCHVISION=os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
-    records = {r["id"]: r for r in run_runner("serve_runner.py", python, runner_env, cases)}
+    records = serve_records(python, python_env, cases)
     counts = {"agree": 0, "undecided": 0}
     disagree = []
     for case_id, model, args in CASES:

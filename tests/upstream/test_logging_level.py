@@ -18,7 +18,7 @@ from packaging.version import Version
 
 from kvguard import catalog
 
-from ._oracle import oracle_or_skip, release_sample, run_runner, serve_kvguard_answer, serve_oracle_answer
+from ._oracle import oracle_or_skip, release_sample, serve_kvguard_answer, serve_oracle_answer, serve_records
 
 pytestmark = pytest.mark.upstream
 
@@ -77,10 +77,7 @@ def test_logging_level_and_parser_backend_agree(version, tmp_path):
                       "model_dir": str(tmp_path / case_id)})
     for case in cases:
         Path(case["model_dir"]).mkdir()
-    runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
-                      KVG_ORACLE_INSPECT=os.environ.get("KVG_ORACLE_INSPECT", "inprocess"),
-                      KVG_ORACLE_TORCHVISION=os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
-    records = {r["id"]: r for r in run_runner("serve_runner.py", python, runner_env, cases)}
+    records = serve_records(python, python_env, cases)
     counts = {"agree": 0, "undecided": 0}
     disagree = []
     for case in cases:
