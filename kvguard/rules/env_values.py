@@ -165,9 +165,9 @@ def refusals(release: Any, env: Any, grpc_port: Any = None, platform: Any = None
              exempt: bool = True) -> "list[tuple[str, str, list[str]]]":
     """``(name, value, [TYPE, MESSAGE])`` for each VLLM_* variable of ``env`` no rule reads as the release does
     (see :data:`READ_BY_RULES`; ``grpc_port``: the launch's ``--grpc-port``; ``platform``: the host's, None when
-    not known; ``exempt=False``: every variable) whose getter in ``release`` refuses its value, in ``env``'s order.  Unexpanded shell text and documentation
-    placeholders (``$PORT``, ``<unique_port>``) stand for a value not written yet, as for an option's value
-    (kvguard.launch.argv): not read."""
+    not known; ``exempt=False``: every variable) whose getter in ``release`` refuses its value, in ``env``'s order.
+    Unexpanded shell text and documentation placeholders (``$PORT``, ``<unique_port>``) stand for a value not written
+    yet, as for an option's value (kvguard.launch.argv): not read."""
     out = []
     for name, value in env.items():
         if not name.startswith("VLLM_") or (exempt and _read_by_rules(release, name, value, grpc_port, platform)):

@@ -41,9 +41,11 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "EXTRA_VOCAB_MESSAGE", "EXTRA_VOCAB_SIZES",
-           "DUAL_STREAM_MESSAGE", "MAX_LORAS_MESSAGE", "dual_stream_off_cuda", "lora_class_unmodelled", "inkling_unmodelled", "mega_moe_unmodelled", "RANK_MESSAGE", "RANKS", "cpu_loras_below", "cpu_loras_bind", "extra_vocab_refused",
-           "extra_vocab_bind", "max_loras_below_one", "max_loras_bind", "rank_refused", "rank_bind"]
+__all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "DUAL_STREAM_MESSAGE", "EXTRA_VOCAB_MESSAGE",
+           "EXTRA_VOCAB_SIZES", "MAX_LORAS_MESSAGE", "RANKS", "RANK_MESSAGE", "cpu_loras_below", "cpu_loras_bind",
+           "dual_stream_off_cuda", "extra_vocab_bind", "extra_vocab_refused", "inkling_unmodelled",
+           "lora_class_unmodelled", "max_loras_below_one", "max_loras_bind", "mega_moe_unmodelled", "rank_bind",
+           "rank_refused"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
 RANKS = (8, 16, 32, 64, 128, 256, 320, 512)
