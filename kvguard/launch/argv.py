@@ -1310,6 +1310,26 @@ def _checked_part(data: dict, schema: dict) -> dict:
 
 #: the MultiModalConfig options kvguard keeps as given (a multimodal model's config compares them)
 _MULTIMODAL_READ = frozenset({"mm_shm_cache_max_object_size_mb", "mm_processor_cache_type"})
+#: the encoder-attention FP8 options MultiModalConfig's model validator compares (0.21.0+)
+_MM_FP8_DESTS = ("mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path")
+
+
+def _mm_fp8_problem(given: dict[str, Optional[str]]) -> Optional[str]:
+    """MultiModalConfig's model validator (vllm/config/multimodal.py ``_validate_multimodal_config``, 0.21.0-0.33.0)
+    refuses a scale file or a save path without ``--mm-encoder-attn-dtype fp8``, and both together, right after the
+    shared-memory size check; kvguard renders neither (undecidable for a multimodal model, the only one that builds
+    the config).  ``given``: the last value of each option, None when unset ('' and 'None' read as unset, as
+    ``optional_type`` does)."""
+    scale, save = given.get("mm_encoder_fp8_scale_path"), given.get("mm_encoder_fp8_scale_save_path")
+    if scale is None and save is None:
+        return None
+    if given.get("mm_encoder_attn_dtype") != "fp8":
+        return ("MultiModalConfig refuses --mm-encoder-fp8-scale-path / --mm-encoder-fp8-scale-save-path without "
+                "--mm-encoder-attn-dtype fp8 (a ValueError kvguard does not render)")
+    if scale is not None and save is not None:
+        return ("MultiModalConfig refuses --mm-encoder-fp8-scale-save-path with --mm-encoder-fp8-scale-path (a "
+                "ValueError kvguard does not render)")
+    return None
 
 
 def _vouch_watermark(value: str, release: Release) -> None:
@@ -1508,6 +1528,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     #: keeps the last occurrence; an earlier one, which passed argparse's type check, is never validated)
     out_of_bounds: dict[str, str] = {}
     enable_lora = False
+    #: the last value of each encoder-attention FP8 option (_mm_fp8_problem)
+    mm_fp8: dict[str, Optional[str]] = {}
     #: LoRAConfig's numbers as argparse stored them (kvguard.rules.lora_config), kept only with --enable-lora
     lora_numbers: dict[str, Any] = {}
     for opt, values, original, converted in actions:
@@ -1574,6 +1596,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
         if dest in _MULTIMODAL_READ and values:
             # MultiModalConfig's model validator compares the two (kvguard.rules.table MC_mm_shm_cache_size)
             cmd.fields[dest] = values[0]
+        if dest in _MM_FP8_DESTS:
+            mm_fp8[dest] = values[0] if values and values[0] not in ("", "None") else None
         if dest == "mm_encoder_attn_backend" and spec.bounds is None and values and values[0] not in ("", "None"):
             # 0.11.1 - 0.11.2 (no measured names): MultiModalConfig refuses a name AttentionBackendEnum lacks
             cmd.fields.setdefault("multimodal_value_problem", (
@@ -1658,6 +1682,10 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.fields.setdefault("multimodal_value_problem", reason)
             continue
         raise Undecidable(reason)
+    mm_fp8_problem = _mm_fp8_problem(mm_fp8)
+    if mm_fp8_problem is not None:
+        # after the fields' bounds, which pydantic checks before the model validator
+        cmd.fields.setdefault("multimodal_value_problem", mm_fp8_problem)
     if kernel_config_moe_backend and cmd.fields.get("moe_backend", "auto") == "auto":
         # --moe-backend, when given, overrides the kernel config's; otherwise the JSON's value is the one
         # vLLM validates and checks, and kvguard reads only the option
