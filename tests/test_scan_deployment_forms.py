@@ -293,3 +293,216 @@ def test_a_helm_action_in_a_kserve_file_is_still_a_template(tmp_path):
     path.write_text(SERVING_RUNTIME.format(tp="{{ .Values.tp }}"), encoding="utf-8")
     launches, skipped, _ = find_launches([str(path)])
     assert launches == [] and [s.reason.split(":")[0] for s in skipped] == ["Go template (Helm chart template)"]
+
+
+# --------------------------------------------------------------------------- objects Kubernetes' API refuses
+# core/v1 Container: `command` and `args` are lists of strings, EnvVar.value a string; the API server's decoder
+# refuses any other type in the YAML, so the pod is never created and nothing vLLM would say applies
+
+REFUSED_BY_THE_API = "Kubernetes' API refuses the object, so the container never starts: "
+
+
+def _pod(tmp_path, container: str):
+    text = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: vllm\nspec:\n  containers:\n  - name: vllm\n"
+            "    image: vllm/vllm-openai:v0.20.0\n" + container)
+    path = tmp_path / "pod.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("container", "tokens", "why"), [
+    ('    args: ["Qwen/Qwen3-8B"]\n    env:\n    - name: VLLM_USE_DEEP_GEMM\n      value: 1\n',
+     ["VLLM_USE_DEEP_GEMM=1", "vllm", "serve", "Qwen/Qwen3-8B"],
+     "`env` VLLM_USE_DEEP_GEMM's `value` (1) is a number, not a string (quote it)"),
+    ('    args: ["Qwen/Qwen3-8B"]\n    env:\n    - name: VLLM_USE_DEEP_GEMM\n      value: true\n',
+     ["VLLM_USE_DEEP_GEMM=true", "vllm", "serve", "Qwen/Qwen3-8B"],
+     "`env` VLLM_USE_DEEP_GEMM's `value` (True) is a boolean, not a string (quote it)"),
+    ("    args: Qwen/Qwen3-8B --tensor-parallel-size 2\n",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"], "`args` is a string, not a list of strings"),
+    ("    command: vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2\n",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"],
+     "`command` is a string, not a list of strings"),
+    ('    args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", 2]\n',
+     ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"],
+     "an item of `args` (2) is a number, not a string (quote it)"),
+])
+def test_a_container_the_api_refuses_never_starts(tmp_path, container, tokens, why):
+    [launch] = _scan(_pod(tmp_path, container))
+    assert launch.tokens == tokens
+    assert launch.not_started == REFUSED_BY_THE_API + why
+
+
+def test_a_refused_container_is_undecidable_whatever_vllm_would_say(tmp_path):
+    from kvguard.scan import scan
+    from kvguard.versions import resolve
+
+    def never(release, tokens, **_):
+        raise AssertionError("a launch that never starts is not checked")
+
+    path = _pod(tmp_path, '    args: ["Qwen/Qwen3-8B", "--no-such-flag"]\n    env:\n    - name: VLLM_USE_DEEP_GEMM\n'
+                          '      value: 0\n')
+    result = scan([str(path)], resolve("0.20.0"), never)
+    [finding] = result.findings
+    assert (finding.status, finding.reason_kind) == ("undecidable", "not-started")
+    assert finding.reason == REFUSED_BY_THE_API + "`env` VLLM_USE_DEEP_GEMM's `value` (0) is a number, not a string " \
+                                                  "(quote it)"
+    assert result.exit_status == 2
+
+
+@pytest.mark.parametrize("container", [
+    '    args: ["Qwen/Qwen3-8B"]\n    env:\n    - name: VLLM_USE_DEEP_GEMM\n      value: "1"\n',
+    '    command: ["vllm", "serve"]\n    args: ["Qwen/Qwen3-8B", "--port", "8000"]\n',
+])
+def test_a_container_of_strings_starts(tmp_path, container):
+    [launch] = _scan(_pod(tmp_path, container))
+    assert launch.not_started is None
+
+
+def test_helm_values_are_no_api_object(tmp_path):
+    # a chart's values are text its templates quote: no API server decodes this file as it is
+    path = tmp_path / "values.yaml"
+    path.write_text("containers:\n- name: vllm\n  image: vllm/vllm-openai:v0.20.0\n"
+                    "  args: Qwen/Qwen3-8B --tensor-parallel-size 2\n", encoding="utf-8")
+    [launch] = _scan(path)
+    assert launch.not_started is None
+
+
+# --------------------------------------------------------------------------- a compose string command after `sh -c`
+# compose splits a string `command` into words (Compose Specification, "command": "The value can also be a
+# string ... split"), so `bash -c` is given the first word as its script and the others as $0, $1, …
+
+COMPOSE_STRING_COMMAND = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.20.0
+    entrypoint: {entrypoint}
+    command: vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2
+"""
+
+
+@pytest.mark.parametrize(("entrypoint", "shell"), [('["/bin/bash", "-c"]', "/bin/bash -c"), ('["sh", "-c"]', "sh -c"),
+                                                   ("bash -ec", "bash -ec")])
+def test_a_string_command_given_to_sh_c_runs_its_first_word_only(tmp_path, entrypoint, shell):
+    path = tmp_path / "compose.yaml"
+    path.write_text(COMPOSE_STRING_COMMAND.format(entrypoint=entrypoint), encoding="utf-8")
+    [launch] = _scan(path)
+    assert (launch.tokens, launch.line) == (["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"], 5)
+    assert launch.not_started == (
+        f"compose splits a string `command` into words, so `{shell}` runs only the first, `vllm`, as its script "
+        "(the others are its $0, $1, …): the launch never starts as written (give the script as one word: "
+        "`command: [\"…\"]`, or a block scalar in a list item)")
+
+
+@pytest.mark.parametrize("command", ['["vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2"]',
+                                     "'\"vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2\"'"])
+def test_a_command_of_one_word_is_the_script(tmp_path, command):
+    path = tmp_path / "compose.yaml"
+    path.write_text(COMPOSE_STRING_COMMAND.format(entrypoint='["/bin/bash", "-c"]').replace(
+        "vllm serve Qwen/Qwen3-8B --tensor-parallel-size 2", command), encoding="utf-8")
+    [launch] = _scan(path)
+    assert launch.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"]
+    assert launch.not_started is None
+
+
+# --------------------------------------------------------------------------- a Dockerfile's script and its ENV
+# Dockerfile reference: ENV "will be in the environment for all subsequent instructions in the build stage"
+# and persists in the container; ARG values are the build's (RUN sees them, the running container does not);
+# COPY of a directory copies its contents
+
+def _image(tmp_path, dockerfile: str, scripts: "dict[str, str]"):
+    (tmp_path / "Dockerfile").write_text(dockerfile, encoding="utf-8")
+    for name, text in scripts.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    launches, skipped, _ = find_launches([str(tmp_path)])
+    assert skipped == []
+    return launches
+
+
+def test_the_script_an_entrypoint_runs_sees_the_image_env(tmp_path):
+    [launch] = _image(tmp_path, "FROM vllm/vllm-openai:v0.20.0\nENV VLLM_USE_DEEP_GEMM=1\n"
+                                "COPY start.sh /start.sh\nENTRYPOINT [\"/bin/bash\", \"/start.sh\"]\n",
+                      {"start.sh": "#!/bin/bash\nnvidia-smi\nvllm serve Qwen/Qwen3-8B -tp 2\n"})
+    assert (launch.path, launch.line, launch.kind) == (str(tmp_path / "start.sh"), 3, "dockerfile")
+    assert launch.tokens == ["VLLM_USE_DEEP_GEMM=1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]
+    assert launch.pin.version == "0.20.0"
+
+
+def test_a_directory_copied_under_workdir_and_the_cmd_as_arguments(tmp_path):
+    dockerfile = ("FROM vllm/vllm-openai:v0.20.0\nARG TP=2\nENV VLLM_LOGGING_LEVEL=DEBUG\nWORKDIR /app\n"
+                  "COPY scripts/ ./bin/\nRUN vllm serve Qwen/Qwen3-8B --tensor-parallel-size $TP\n"
+                  "ENTRYPOINT [\"bash\", \"bin/serve.sh\"]\nCMD [\"Qwen/Qwen3-8B\"]\n")
+    script, run = _image(tmp_path, dockerfile, {"scripts/serve.sh": 'MODEL=$1\n'
+                                                "exec vllm serve \"$MODEL\" --tensor-parallel-size ${TP:-4}\n"})
+    # RUN sees the ARG; the container does not (its script takes the default)
+    assert (run.line, run.tokens[-2:]) == (6, ["--tensor-parallel-size", "2"])
+    assert script.path == str(tmp_path / "scripts" / "serve.sh")
+    assert script.tokens == ["VLLM_LOGGING_LEVEL=DEBUG", "exec", "vllm", "serve", "Qwen/Qwen3-8B",
+                             "--tensor-parallel-size", "4"]
+
+
+def test_an_arg_does_not_reach_the_cmd(tmp_path):
+    [launch] = _image(tmp_path, "FROM vllm/vllm-openai:v0.20.0\nARG MODEL=Qwen/Qwen3-8B\nENTRYPOINT []\n"
+                                "CMD vllm serve ${MODEL} -tp 2\n", {})
+    assert launch.unresolved == ("MODEL",)
+
+
+def test_a_script_the_image_does_not_copy_is_read_alone(tmp_path):
+    [launch] = _image(tmp_path, "FROM vllm/vllm-openai:v0.20.0\nENV VLLM_USE_DEEP_GEMM=1\n"
+                                "COPY --from=build /out/start.sh /start.sh\nENTRYPOINT [\"/start.sh\"]\n",
+                      {"start.sh": "#!/bin/sh\nvllm serve Qwen/Qwen3-8B\n"})
+    assert (launch.kind, launch.tokens) == ("shell", ["vllm", "serve", "Qwen/Qwen3-8B"])
+
+
+# --------------------------------------------------------------------------- Markdown: Python blocks, quoted blocks
+
+PYTHON_GUIDE = """\
+# Serving
+
+```python
+import subprocess
+subprocess.run(["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"])
+```
+
+```py
+import os
+os.system("vllm serve Qwen/Qwen3-8B --max-model-len 4096")
+```
+
+```python
+client = OpenAI(base_url=...)  # a fragment that names vllm but is no script
+>>> vllm.LLM(
+```
+"""
+
+
+def test_python_blocks_are_read_as_python_scripts(tmp_path):
+    path = tmp_path / "guide.md"
+    path.write_text(PYTHON_GUIDE, encoding="utf-8")
+    first, second = _scan(path)
+    assert (first.line, first.tokens) == (5, ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"])
+    assert (second.line, second.tokens) == (10, ["vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "4096"])
+
+
+QUOTED_GUIDE = """\
+> [!NOTE]
+> Start the server first:
+> ```bash
+> vllm serve microsoft/Phi-4-multimodal-instruct \\
+>   --max-model-len 4000
+> ```
+
+> ```bash
+> vllm serve Qwen/Qwen3-8B
+not quoted: the quote, and the block, ended
+```
+"""
+
+
+def test_a_block_in_a_block_quote(tmp_path):
+    path = tmp_path / "guide.md"
+    path.write_text(QUOTED_GUIDE, encoding="utf-8")
+    first, second = _scan(path)
+    assert (first.line, first.tokens) == (4, ["vllm", "serve", "microsoft/Phi-4-multimodal-instruct",
+                                              "--max-model-len", "4000"])
+    assert (second.line, second.tokens) == (9, ["vllm", "serve", "Qwen/Qwen3-8B"])

@@ -33,14 +33,19 @@ What is recognised
   ``yaml``/``yml``); inline code and prose are not read.  A shell block with
   prompts (``$ ``, ``% ``, ``(venv) $ ``, ``user@host:~$ ``) is a terminal transcript:
   only prompted lines start commands, ``> `` continuation prompts and unclosed quotes
-  continue them, and every other line is output.
+  continue them, and every other line is output.  ``python`` / ``py`` blocks are read as Python
+  launcher scripts are (``subprocess.run([...])``, ``os.system("...")``; a fragment that does not
+  parse starts nothing).  A block inside a block quote (``> ```bash``) is read without the ``>``.
 - Slurm batch scripts (``*.sbatch``, ``*.slurm``, or any shell script with ``#SBATCH`` lines):
   the header's GPUs per node (:mod:`kvguard.scan.slurm`).
 - Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``,
   ``CMD``, ``ENTRYPOINT`` in shell and exec (JSON) form; ``ENTRYPOINT`` +
   ``CMD`` are combined; a ``vllm/vllm-openai`` base image supplies
   ``vllm serve`` to a bare ``CMD``; ``ENV``/``ARG`` defaults resolve the shell
-  form's variables (the exec form runs no shell: ``$TP`` reaches vLLM as written).
+  form's variables (the exec form runs no shell: ``$TP`` reaches vLLM as written); ``ARG`` values reach
+  ``RUN`` only, never the running container.  A script the container runs (``ENTRYPOINT ["/start.sh"]``)
+  that the image ``COPY``s from the build context beside the Dockerfile is read there with the image's
+  ``ENV``, and that reading replaces the script's own.
 - YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` replaces the
   image's entrypoint, ``args`` follow; including ``sh -c`` scripts), docker-compose
   services (``entrypoint`` + ``command``, each a list or a string split as compose
@@ -58,6 +63,12 @@ What is recognised
   the production-stack chart's
   ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
   (rendered as :mod:`kvguard.scan.charts` describes),
+  an object for Kubernetes' API (``apiVersion`` + ``kind``) whose container the API refuses (a
+  string ``command`` / ``args``, a number or boolean as an ``env`` ``value`` or an ``args`` item: the
+  container never starts) and a compose service whose string ``command`` follows an ``sh -c``
+  ``entrypoint`` (compose splits it into words: the shell runs the first alone) have launches that
+  never start as written: undecidable, ``reason_kind`` ``not-started``, with the reason (exit
+  status 2 unless another launch is refused);
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).

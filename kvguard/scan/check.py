@@ -17,6 +17,7 @@ from .result import Finding, Launch, ScanResult
 from .undecidable import (
     BadArguments,
     NoRelease,
+    NotStarted,
     Placeholder,
     UndecidableLaunch,
     UnresolvedVariable,
@@ -201,6 +202,8 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
     ``gpus=N`` for a launch whose container is given N GPUs (:attr:`Launch.gpus`)."""
     from ..launch.argv import PydanticRefusal, parse_serve
 
+    if launch.not_started is not None:
+        return Finding.undecided(launch, NotStarted(launch.not_started))
     launch = _with_release_entrypoint(launch, release)
     if launch.unresolved:
         try:

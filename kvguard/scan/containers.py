@@ -16,7 +16,7 @@ from .beside import not_beside
 from .compose import compose_command, is_compose_service, read_dotenv
 from .gpus import gpu_count, resources_gpus, visible_devices_gpus
 from .helm import helm_launches
-from .kubernetes import is_kubernetes_container, kubernetes_command
+from .kubernetes import is_kubernetes_container, kubernetes_command, refused_by_the_api
 from .result import Launch
 from .shell import IMAGE_RUNS_FIRST, LAUNCH_HINT, launch_tokens, shell_launches, start_shell_with
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, Variables, compose_invalid, compose_literal, env_text, launch_reads
@@ -239,6 +239,25 @@ def _refused_by_compose(launches: "list[Launch]", pieces: "list[str]") -> None:
         launch.notes = launch.notes + (note,)
 
 
+_WORDS_GIVEN_TO_SH_C = ("compose splits a string `command` into words, so `{shell}` runs only the first, `{script}`, "
+                        "as its script (the others are its $0, $1, …): the launch never starts as written (give the "
+                        "script as one word: `command: [\"…\"]`, or a block scalar in a list item)")
+
+
+def _split_into_words(flavour: str, entry_words: "Optional[list[str]]", command, at: int,
+                      tokens: "list[str]") -> "Optional[tuple[str, list[str]]]":
+    """A compose service whose ``entrypoint`` ends in ``sh -c`` and whose ``command`` is a string of several words
+    (``tokens[at]``, the script, is the command's first word): the command's text (the script the file means) and
+    no arguments; else None."""
+    import yaml
+
+    if flavour != "compose" or entry_words is None or at != len(entry_words) or \
+            not isinstance(command, yaml.ScalarNode) or len(tokens) - at < 2 or \
+            any(c.isspace() for c in tokens[at]):
+        return None     # a first word holding blanks (`'vllm serve X' Y`) is a script that runs
+    return re.sub(r"\\\r?\n", " ", str(command.value)), []
+
+
 def _script_node(parts: list, script: str):
     """The node that holds a ``sh -c`` script (the line it is reported at)."""
     return next((n for n, t_list in parts if script in t_list), parts[-1][0])
@@ -367,7 +386,23 @@ def script_in_container(walker: "YamlWalker", script_node, keys: dict,
 
 
 def container_launches(walker: "YamlWalker", node) -> bool:
-    """A mapping with command/args/entrypoint: a Kubernetes container, a compose service, Helm values."""
+    """A mapping with command/args/entrypoint: a Kubernetes container, a compose service, Helm values.  The
+    launches of a container of an API object that Kubernetes refuses (:func:`refused_by_the_api`) never start:
+    said on each."""
+    import yaml
+    before = len(walker.out)
+    handled = _container_launches(walker, node)
+    if len(walker.out) > before and walker.api_object and len(walker.keys) >= 2 and \
+            walker.keys[-2] in ("containers", "initContainers") and walker.keys[-1] == "[]":
+        keys = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+        problem = refused_by_the_api(*(to_python(keys[name]) if name in keys else None
+                                       for name in ("command", "args", "env")))
+        for launch in walker.out[before:] if problem else []:
+            launch.not_started = problem
+    return handled
+
+
+def _container_launches(walker: "YamlWalker", node) -> bool:
     import yaml
     keys = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
     command, args, entry = (None if keys.get(name) is None or id(keys[name]) in walker.handled else keys[name]
@@ -449,6 +484,10 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             before = len(walker.out)
             # `sh -c SCRIPT NAME ARGS…`: the script's $0 is NAME, its "$@" the ARGS (none: empty)
             arguments: Optional[list[str]] = tokens[i + 4:]
+            split = _split_into_words(flavour, entry_t, command, i + 2, tokens)
+            if split is not None:
+                # the launch the file means, read as the script it would be, never starts: said on each
+                script, arguments = split
             if flavour == "compose":
                 # compose interpolates the file from the host first; the container's shell sees `$$X`
                 # as `$X`, from the service's environment
@@ -461,6 +500,9 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                                              walker.kind)
                 _in_container(walker, before, keys, image_text, declared, flavour)
                 _refused_by_compose(walker.out[before:], refused)
+                for found in walker.out[before:] if split is not None else []:
+                    found.not_started = _WORDS_GIVEN_TO_SH_C.format(shell=shlex.join(tokens[i:i + 2]),
+                                                                     script=tokens[i + 2])
                 return True
             node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
                                                                   else []) if kubelet(scalar_text(v)) == script), None)

@@ -15,7 +15,11 @@ Read from the Dockerfile reference ("ENTRYPOINT", "CMD", "Understand how CMD and
 - ``ARG`` values are the build's: ``RUN`` sees them, the running container does not (its ``CMD`` /
   ``ENTRYPOINT`` shell sees the ``ENV`` values only); an ``ARG`` above the first ``FROM`` is for the ``FROM``
   lines, and a stage sees it only where it declares it again (``ARG NAME``); an ``ARG`` or ``ENV`` of one stage
-  is not in the next unless that one starts ``FROM`` it (``ENV`` only).
+  is not in the next unless that one starts ``FROM`` it (``ENV`` only);
+- a container that runs a script (``CMD ["/start.sh"]``, ``ENTRYPOINT ["bash", "/app/serve.sh"]``) the image got
+  by ``COPY`` / ``ADD`` from the build context (taken to be the Dockerfile's directory) runs it with the image's
+  ``ENV`` exported: its launches are read from that file beside the Dockerfile, in that environment, and stand for
+  the file's own reading (:func:`script_run_by_the_image`; ``COPY --from`` / a URL / a glob are not followed).
 
 An excerpt without ``FROM`` (a README's) is read as one stage on an image kvguard does not know.
 """
@@ -23,17 +27,21 @@ An excerpt without ``FROM`` (a README's) is read as one stage on an image kvguar
 from __future__ import annotations
 
 import json
+import os
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..launch.pins import ReleasePin, image_pin
+from .beside import read_beside
 from .result import Launch
 from .shell import (
     IMAGE_RUNS_FIRST,
     launch_tokens,
     logical_lines,
+    shebang_option_words,
     shell_command_options,
     shell_launches,
     start_shell_with,
@@ -71,6 +79,9 @@ class _Stage:
     shell: tuple[str, ...] = _DEFAULT_SHELL
     #: the ``ENV`` values the image holds (None: one kvguard cannot know)
     env: dict[str, Optional[str]] = field(default_factory=dict)
+    #: what ``COPY`` / ``ADD`` put in the image from the build context: (path in the image, path in the context)
+    copied: list[tuple[str, str]] = field(default_factory=list)
+    workdir: str = "/"
 
 
 def _docker_args(rest: str) -> tuple[Optional[list[str]], str]:
@@ -139,7 +150,8 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             words = [w for w in global_args.expand(rest)[0].split() if not w.startswith("--")]
             image = words[0] if words else ""
             if image.lower() in stages:
-                current = replace(stages[image.lower()], env=dict(stages[image.lower()].env))
+                current = replace(stages[image.lower()], env=dict(stages[image.lower()].env),
+                                  copied=list(stages[image.lower()].copied))
             else:
                 pin = image_pin(image, f"{path}:{lineno}")
                 current = _Stage(vllm_image="vllm/vllm-openai" in image, pin=pin, image_release=pin)
@@ -164,6 +176,10 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             for env, value in _env_entries(rest):
                 scope.assign(env, value, export=True)
                 current.env[env] = scope.get(env)
+        elif instr == "WORKDIR" and current is not None:
+            current.workdir = posixpath.join(current.workdir, scope.expand(rest.strip())[0])
+        elif instr in ("COPY", "ADD") and current is not None:
+            current.copied += _copied(rest, current.workdir, os.path.dirname(os.path.abspath(path)))
         elif instr == "SHELL" and current is not None:
             exec_form, _ = _docker_args(rest)
             if exec_form:
@@ -195,9 +211,115 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
 
 
 
+def _copied(rest: str, workdir: str, context: str) -> "list[tuple[str, str]]":
+    """The (path in the image, path in the build context) pairs of a ``COPY`` / ``ADD``: none for one from another
+    stage or image (``--from``), a URL, a glob, or a ``$`` kvguard would have to expand.  A directory of the build
+    context (``context``) is copied as its contents; a file into a destination ending in ``/`` (or with others)
+    keeps its name."""
+    exec_form, text = _docker_args(rest)
+    try:
+        words = exec_form if exec_form is not None else shlex.split(text)
+    except ValueError:
+        return []
+    if any(w.startswith("--from") for w in words):
+        return []
+    words = [w for w in words if not w.startswith("--")]
+    if len(words) < 2 or any(ch in w for w in words for ch in "*?[$") or any("://" in w for w in words[:-1]):
+        return []
+    *sources, dest = words
+    # a source is in the build context even when written from its root (`COPY /start.sh /`)
+    sources = [posixpath.normpath(src.lstrip("/") or ".") for src in sources]
+    dest = posixpath.join(workdir, dest)
+    into_directory = dest.endswith("/") or len(sources) > 1
+    sources = [src for src in sources if not src.startswith("..")]   # outside the context: Docker refuses it
+    return [(dest.rstrip("/") or "/" if os.path.isdir(os.path.join(context, src)) or not into_directory
+             else posixpath.join(dest, posixpath.basename(src.rstrip("/"))), src) for src in sources]
+
+
+def _context_file(stage: _Stage, image_path: str) -> Optional[str]:
+    """The build-context path of the file at ``image_path`` in the image (the last ``COPY`` that puts it there,
+    itself or a directory holding it), or None."""
+    image_path = posixpath.normpath(posixpath.join(stage.workdir, image_path))
+    for dest, src in reversed(stage.copied):
+        dest = posixpath.normpath(dest)
+        if image_path == dest:
+            return src
+        if image_path.startswith(dest.rstrip("/") + "/"):
+            inside = posixpath.normpath(posixpath.join(src, image_path[len(dest.rstrip("/")) + 1:]))
+            return None if inside.startswith("../") else inside
+    return None
+
+
+_SCRIPT_SHELLS = ("sh", "bash", "dash", "zsh")
+
+
+def script_run_by_the_image(path: str, stage: _Stage, words: "list[str]", line: int, overrides: dict,
+                            kind: str) -> list[Launch]:
+    """The launches of the script the container's command ``words`` run (``/start.sh ARGS``, ``bash /start.sh``,
+    ``exec /start.sh``) when the image got it from the build context: read from the file beside the Dockerfile
+    (``path``), with the image's ``ENV`` exported and ``ARGS`` as ``$1`` …; none when the words run no such script.
+    Each is noted as run by the image (``line``: its ``CMD`` / ``ENTRYPOINT``)."""
+    words = words[1:] if words[:1] == ["exec"] else words
+    options: list[str] = []
+    if words and posixpath.basename(words[0]) in _SCRIPT_SHELLS:
+        options = [w for w in words[1:] if w.startswith("-")]
+        if any("c" in w for w in options):
+            return []       # `bash -c TEXT`: read as the shell form is
+        words = words[1 + len(options):]
+    if not words or "$" in words[0]:
+        return []
+    source = _context_file(stage, words[0])
+    text = read_beside(path, source) if source is not None else None
+    if source is None or text is None:
+        return []
+    script = posixpath.normpath(posixpath.join(posixpath.dirname(path), source))
+    scope = Variables(overrides, _stage_scope(overrides, stage))
+    lines = list(enumerate(text.splitlines(), 1))
+    start_shell_with(scope, options or (shebang_option_words(lines[0][1]) if lines else []))
+    scope.set_positional(words[1:])
+    found = shell_launches(script, lines, scope, kind)
+    note = (f"run by the image {path}:{line} builds (its CMD / ENTRYPOINT, the script copied from {source}): "
+            "with its ENV",)
+    for launch in found:
+        launch.notes = launch.notes + note
+        if launch.pin is None:
+            launch.pin = stage.pin
+    return found
+
+
 def _container_launches(path: str, stage: _Stage, overrides: dict, kind: str) -> list[Launch]:
     """The launch the image built by the last stage starts: its ENTRYPOINT and CMD combined as Docker
-    combines them, in the container's environment (the ``ENV`` values)."""
+    combines them, in the container's environment (the ``ENV`` values); else the launches of the script
+    the container runs (:func:`script_run_by_the_image`)."""
+    found = _image_launches(path, stage, overrides, kind)
+    if found or kind != "dockerfile":
+        return found
+    entry, cmd = stage.entry, stage.cmd
+    if entry is not None and entry.words is None:
+        words, line = _first_command(entry.text), entry.line
+    elif entry is None and cmd is not None and cmd.words is None:
+        words, line = _first_command(cmd.text), cmd.line
+    else:
+        words = (entry.words if entry is not None and entry.words is not None else []) + \
+            (cmd.words if cmd is not None and cmd.words is not None else [])
+        line = cmd.line if cmd is not None else entry.line if entry is not None else 0
+        if words[:2] in _SHELLS and len(words) > 2:
+            words, line = _first_command(words[2]), line
+    return script_run_by_the_image(path, stage, words, line, overrides, kind)
+
+
+def _first_command(text: str) -> "list[str]":
+    """The words of a shell text that is one simple command (none for a list, a pipeline, an expansion)."""
+    if re.search(r"[;&|`<>()\n]", text):
+        return []
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return []
+
+
+def _image_launches(path: str, stage: _Stage, overrides: dict, kind: str) -> list[Launch]:
+    """The launch the image's ENTRYPOINT and CMD start themselves (see :func:`_container_launches`)."""
     runtime = _stage_scope(overrides, stage)
     entry, cmd = stage.entry, stage.cmd
     notes: tuple[str, ...] = ()

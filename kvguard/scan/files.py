@@ -304,4 +304,15 @@ def find_launches(paths: Iterable[str], variables: Optional[Mapping[str, str]] =
         launches += sorted(found, key=lambda found_launch: found_launch.line)
     for where, why in dict.fromkeys(problems):
         skipped.append(Skip(where, why))
-    return launches, skipped, files
+    return _run_by_an_image_only(launches), skipped, files
+
+
+def _run_by_an_image_only(launches: "list[Launch]") -> "list[Launch]":
+    """``launches`` without a script's own reading of a launch that a Dockerfile's image runs (found when the
+    Dockerfile is read, in the image's environment: :func:`~kvguard.scan.dockerfile.script_run_by_the_image`)."""
+    by_image = {(os.path.abspath(launch.path), launch.line) for launch in launches
+                if launch.kind == "dockerfile" and kind_of(launch.path, "") != "dockerfile"}
+    if not by_image:
+        return launches
+    return [launch for launch in launches
+            if launch.kind != "shell" or (os.path.abspath(launch.path), launch.line) not in by_image]

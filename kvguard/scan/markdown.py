@@ -1,7 +1,11 @@
 """Markdown (``*.md``, ``*.markdown``): fenced code blocks only, each read as the kind its language
 names (shell, Dockerfile, YAML).  A ``docker`` block is a Dockerfile when it holds Dockerfile instructions, else
 the ``docker run`` commands a reader types (shell).  The shell blocks are typed into one shell: what one sets and the
-functions it defines are there for the blocks after it (a content tab's, for the blocks of that tab only).
+functions it defines are there for the blocks after it (a content tab's, for the blocks of that tab only).  A
+``python`` block is read as a Python script is (:mod:`~kvguard.scan.python`: the ``vllm serve`` it starts through
+``subprocess`` / ``os``), each block on its own; one that does not parse starts nothing kvguard reads.  A block
+inside a block quote (``> ```bash``, GitHub's ``> [!NOTE]`` alerts) is read without the quote's ``>`` markers; the
+quote ends the block where a line leaves it.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import re
 from typing import NamedTuple
 
 from .dockerfile import dockerfile_launches
+from .python import PythonUnreadable, python_launches
 from .result import Launch
 from .shell import ShellSession, has_prompts, shell_launches
 from .shellblocks import Block
@@ -23,6 +28,9 @@ _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "text", "shell-sess
 _INSTRUCTION = re.compile(r"^\s*(?:FROM|ARG|RUN|CMD|ENTRYPOINT|ENV|COPY|ADD|WORKDIR|EXPOSE|LABEL|USER|VOLUME|SHELL|"
                           r"ONBUILD|STOPSIGNAL|HEALTHCHECK|MAINTAINER)\s", re.IGNORECASE)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
+_PYTHON_LANGS = {"python", "py", "python3"}
+#: one level of a block quote's marker (CommonMark: up to three spaces, `>`, an optional space)
+_QUOTE_MARKER = re.compile(r"^ {0,3}> ?")
 
 #: a content tab (MkDocs Material / pymdownx.tabbed ``=== "H100"``, Docusaurus ``<TabItem``): its blocks
 #: are an alternative to the other tabs' of its group, not a step after them
@@ -62,6 +70,30 @@ def _glued_fence(text: str, fence: str) -> "str | None":
     return stripped[:-run].rstrip()
 
 
+def _unquoted(text: str, depth: "int | None") -> "tuple[int, str]":
+    """How many block-quote markers start ``text`` (at most ``depth`` when given), and the text after them."""
+    count = 0
+    while depth is None or count < depth:
+        m = _QUOTE_MARKER.match(text)
+        if not m:
+            break
+        text, count = text[m.end():], count + 1
+    return count, text
+
+
+def _python_block_launches(path: str, body: "list[tuple[int, str]]", variables: Variables) -> list[Launch]:
+    """The launches of a ``python`` block, read as a script on its own (its lines numbered as the guide's)."""
+    first = body[0][0]
+    try:
+        found = python_launches(path, "\n".join(text for _number, text in body),
+                                Variables(variables.overrides, variables), kind="markdown")
+    except PythonUnreadable:
+        return []       # a fragment (`...`, a REPL session): what it starts is not read
+    for launch in found:
+        launch.line += first - 1
+    return found
+
+
 def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variables) -> list[Launch]:
     from .yamlfiles import yaml_text_launches  # YAML strings hold Markdown guides too: loaded on first use
 
@@ -84,6 +116,7 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
                 _TABS_END.match(text) if tabs[2] else len(text) - len(text.lstrip()) <= tabs[0]):
             _restore(variables, session, tabs[1])       # after the group: none of its alternatives carries on
             tabs = None
+        depth, text = _unquoted(text, None)
         m = _FENCE.match(text)
         if not m:
             i += 1
@@ -92,10 +125,13 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
         body: list[tuple[int, str]] = []
         i += 1
         while i < len(lines):
-            stripped = lines[i][1].strip()
+            inside, text = _unquoted(lines[i][1], depth)
+            if inside < depth:
+                i -= 1          # the quote ends the block; the line after it is read again
+                break
+            stripped = text.strip()
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
                 break
-            text = lines[i][1]
             glued = _glued_fence(text, fence)
             if glued is not None:
                 # "vllm serve X  ```": a closing fence typed at the end of the command's line. CommonMark keeps
@@ -114,6 +150,8 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
             out += dockerfile_launches(path, body, block_vars, kind="markdown")
         elif lang in ("yaml", "yml"):
             out += yaml_text_launches(path, body, block_vars, kind="markdown")
+        elif lang in _PYTHON_LANGS and body:
+            out += _python_block_launches(path, body, block_vars)
         # a guide's CUDA_VISIBLE_DEVICES pins the GPUs of one process (one rank of a data-parallel example):
         # it does not carry over to the guide's later, often alternative, launches
         variables.unset("CUDA_VISIBLE_DEVICES")

@@ -35,6 +35,10 @@ class Launch:
     #: the release whose image entrypoint that is, when not the release the launch runs (a Dockerfile that
     #: reinstalls vLLM over a vLLM image keeps the base image's ENTRYPOINT); None: the release checked
     entrypoint_release: Optional[str] = None
+    #: why the launch never starts as written, whatever vLLM would say of it (the file's own tool refuses
+    #: it: Kubernetes' API a container whose ``env`` value is a number, compose's words handed to ``sh -c``);
+    #: None: it starts.  Such a launch is undecidable (:class:`~kvguard.scan.undecidable.NotStarted`)
+    not_started: Optional[str] = None
 
     @property
     def where(self) -> str:

@@ -13,8 +13,8 @@ from typing import Iterable, Optional
 
 from ..errors import InputError, KvguardError, ModelNotFound, Undecidable
 
-__all__ = ["AS_WRITTEN", "BadArguments", "mentions", "NoRelease", "Placeholder", "UndecidableLaunch", "UnresolvedVariable",
-           "reason_kind_of", "variable_label"]
+__all__ = ["AS_WRITTEN", "BadArguments", "mentions", "NoRelease", "NotStarted", "Placeholder", "UndecidableLaunch",
+           "UnresolvedVariable", "reason_kind_of", "variable_label"]
 
 #: how an unresolved piece a reader records whole begins (``${TP,,}``, ```nproc```, ``<MODEL>``, ``...``,
 #: ``{2,4}``); any other is a variable's name
@@ -66,6 +66,13 @@ class NoRelease(UndecidableLaunch):
     """No release to check the launch against: its deployment pins one kvguard has no rules for."""
 
     kind = "unknown-version"
+
+
+class NotStarted(UndecidableLaunch):
+    """The file never starts the launch as written (:attr:`~kvguard.scan.result.Launch.not_started`): its own
+    tool refuses it first, so vLLM's verdict does not apply."""
+
+    kind = "not-started"
 
 
 def mentions(text: str, unresolved: Iterable[str]) -> list[str]:

@@ -76,6 +76,9 @@ class YamlWalker:
         #: the document being walked names (None: not written)
         self.config_maps = config_maps or ConfigMaps([])
         self.namespace: Optional[str] = None
+        #: the document is an object for Kubernetes' API (``apiVersion`` and ``kind``), which refuses one whose
+        #: containers' fields have the wrong types (:func:`~kvguard.scan.kubernetes.refused_by_the_api`)
+        self.api_object = False
         self.strategies_from = strategies_from
         self.recipe = False
         self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
@@ -96,6 +99,8 @@ class YamlWalker:
             plain = to_python(node)
             self._leader_worker_set(plain)
             meta = plain.get("metadata") if isinstance(plain, dict) else None
+            self.api_object = isinstance(plain, dict) and isinstance(plain.get("apiVersion"), str) and \
+                isinstance(plain.get("kind"), str)
             if isinstance(meta, dict) and isinstance(meta.get("namespace"), str):
                 self.namespace = meta["namespace"]
             if isinstance(plain, dict) and isinstance(plain.get("model"), dict) and \
