@@ -506,3 +506,48 @@ def test_a_block_in_a_block_quote(tmp_path):
     assert (first.line, first.tokens) == (4, ["vllm", "serve", "microsoft/Phi-4-multimodal-instruct",
                                               "--max-model-len", "4000"])
     assert (second.line, second.tokens) == (9, ["vllm", "serve", "Qwen/Qwen3-8B"])
+
+
+# --------------------------------------------------------------------------- a manifest a kustomization changes
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.20.0
+        args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", "2"]
+"""
+
+PATCHING = """\
+resources:
+- ./deployment.yaml
+patches:
+- target: {kind: Deployment, name: vllm}
+  patch: |-
+    - op: replace
+      path: /spec/template/spec/containers/0/args/2
+      value: "4"
+images:
+- name: vllm/vllm-openai
+  newTag: v0.21.0
+"""
+
+
+@pytest.mark.parametrize(("kustomization", "note"), [
+    (PATCHING, "kustomization.yaml beside this file lists it and changes it (patches, images): `kubectl apply -k` "
+               "starts what kustomize renders, which kvguard does not render (this is the file as written)"),
+    ("resources:\n- deployment.yaml\n", None),
+    ("resources:\n- other.yaml\nimages:\n- name: vllm/vllm-openai\n  newTag: v0.21.0\n", None),
+])
+def test_a_manifest_a_kustomization_changes_is_read_as_written_and_said(tmp_path, kustomization, note):
+    (tmp_path / "deployment.yaml").write_text(DEPLOYMENT, encoding="utf-8")
+    (tmp_path / "kustomization.yaml").write_text(kustomization, encoding="utf-8")
+    [launch] = _scan(tmp_path / "deployment.yaml")
+    assert launch.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"]
+    assert [n for n in launch.notes if "kustomiz" in n] == ([note] if note else [])

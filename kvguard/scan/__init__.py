@@ -68,7 +68,8 @@ What is recognised
   container never starts) and a compose service whose string ``command`` follows an ``sh -c``
   ``entrypoint`` (compose splits it into words: the shell runs the first alone) have launches that
   never start as written: undecidable, ``reason_kind`` ``not-started``, with the reason (exit
-  status 2 unless another launch is refused);
+  status 2 unless another launch is refused); a manifest a ``kustomization.yaml`` beside it lists and
+  changes (``patches``, ``images``, …) is read as written, noted (:mod:`kvguard.scan.kustomize`);
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).

@@ -16,6 +16,7 @@ from . import yamlnodes
 from .compose import is_compose_file, project_env_file
 from .configmaps import config_maps_of
 from .dockerfile import dockerfile_launches
+from .kustomize import kustomized_note
 from .makefile import is_makefile_name, makefile_launches
 from .markdown import markdown_launches
 from .notebook import NotebookUnreadable, is_notebook, notebook_launches
@@ -217,6 +218,10 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
         except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
             skipped.append(Skip(path, "unreadable: YAML nested too deeply or self-referencing", fatal=explicit))
             return False, []
+        note = kustomized_note(path) if out and path != STDIN else None
+        if note is not None:
+            for launch in out:
+                launch.notes = launch.notes + (note,)
         return True, out
     # run as a program (`./serve.sh`, `sbatch serve.sh`), the script's shell takes the options of its `#!` line
     start_shell_with(variables, shebang_option_words(lines[0][1]))
