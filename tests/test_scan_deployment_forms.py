@@ -325,6 +325,8 @@ def _pod(tmp_path, container: str):
     ('    args: ["Qwen/Qwen3-8B", "--tensor-parallel-size", 2]\n',
      ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"],
      "an item of `args` (2) is a number, not a string (quote it)"),
+    ('    args: ["Qwen/Qwen3-8B"]\n    ports:\n    - containerPort: "8000"\n',
+     ["vllm", "serve", "Qwen/Qwen3-8B"], "a `containerPort` ('8000') is not a whole number (write it unquoted)"),
 ])
 def test_a_container_the_api_refuses_never_starts(tmp_path, container, tokens, why):
     [launch] = _scan(_pod(tmp_path, container))
@@ -351,7 +353,8 @@ def test_a_refused_container_is_undecidable_whatever_vllm_would_say(tmp_path):
 
 @pytest.mark.parametrize("container", [
     '    args: ["Qwen/Qwen3-8B"]\n    env:\n    - name: VLLM_USE_DEEP_GEMM\n      value: "1"\n',
-    '    command: ["vllm", "serve"]\n    args: ["Qwen/Qwen3-8B", "--port", "8000"]\n',
+    '    command: ["vllm", "serve"]\n    args: ["Qwen/Qwen3-8B", "--port", "8000"]\n    ports:\n'
+    '    - containerPort: 8000\n',
 ])
 def test_a_container_of_strings_starts(tmp_path, container):
     [launch] = _scan(_pod(tmp_path, container))

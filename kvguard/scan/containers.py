@@ -396,7 +396,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             walker.keys[-2] in ("containers", "initContainers") and walker.keys[-1] == "[]":
         keys = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
         problem = refused_by_the_api(*(to_python(keys[name]) if name in keys else None
-                                       for name in ("command", "args", "env")))
+                                       for name in ("command", "args", "env", "ports")))
         for launch in walker.out[before:] if problem else []:
             launch.not_started = problem
     return handled

@@ -40,10 +40,11 @@ def _type_name(value: object) -> "Optional[str]":
     return "a list" if isinstance(value, list) else "a mapping" if isinstance(value, dict) else "not a string"
 
 
-def refused_by_the_api(command: object, args: object, env: object) -> "Optional[str]":
-    """Why Kubernetes' API refuses a container of an object it is given (its ``command``, ``args`` and ``env`` as
-    plain values), or None: a ``command`` / ``args`` that is not a list, or holds an item that is not a string
-    (``- 8000``); an ``env`` entry whose ``value`` is not a string (``value: 1``, ``value: true``)."""
+def refused_by_the_api(command: object, args: object, env: object, ports: object = None) -> "Optional[str]":
+    """Why Kubernetes' API refuses a container of an object it is given (its ``command``, ``args``, ``env`` and
+    ``ports`` as plain values), or None: a ``command`` / ``args`` that is not a list, or holds an item that is not a
+    string (``- 8000``); an ``env`` entry whose ``value`` is not a string (``value: 1``, ``value: true``); a
+    ``containerPort`` that is not a whole number (``"8000"``: ContainerPort.containerPort is an int32)."""
     refusal = "Kubernetes' API refuses the object, so the container never starts: "
     for name, words in (("command", command), ("args", args)):
         if words is None:
@@ -61,4 +62,8 @@ def refused_by_the_api(command: object, args: object, env: object) -> "Optional[
         if kind is not None:
             name = entry.get("name")
             return refusal + f"`env` {name}'s `value` ({entry['value']!r}) is {kind}, not a string (quote it)"
+    for port in ports if isinstance(ports, list) else []:
+        number = port.get("containerPort") if isinstance(port, dict) else None
+        if number is not None and (isinstance(number, bool) or not isinstance(number, int)):
+            return refusal + f"a `containerPort` ({number!r}) is not a whole number (write it unquoted)"
     return None
