@@ -81,3 +81,79 @@ GIVEN = [
 def test_a_launch_giving_the_option_still_reaches_the_row(version, model, fields, expected):
     v = kvguard.check(model, vllm_version=version, host=Host.cuda_node(), **fields)
     assert (v.exc_type, v.message, v.wrapped_by) == expected
+
+
+# ---------------------------------------------------------------------------
+# Row.env (session 57): the logging rows read three variables and five options; a launch that sets none of the
+# variables and gives none of the options runs a program without them (and kvguard.rules.check skips the logging
+# refusal asked before any config is built)
+
+LOGGING_ROWS = {"FE_logging_disabled", "fe_logging_level_field", "FE_logging_level", "FE_logging_config_file",
+                "ea_logging_level_field"}
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.30.0", "0.31.0", "0.33.0"])
+def test_the_logging_rows_leave_the_default_program_only(version):
+    release = resolve(version)
+    _calls, plain = engine._program(release, "serve")
+    _calls, with_env = engine._program(release, "serve" + engine._WITH_ENV)
+    _calls, with_options = engine._program(release, "serve" + engine._WITH_OPTIONS)
+    assert not LOGGING_ROWS & {row.id for row in plain}
+    expected = {"FE_logging_disabled", "FE_logging_level", "FE_logging_config_file"}
+    if version >= "0.31.0":
+        expected |= {"fe_logging_level_field", "ea_logging_level_field"}
+    assert LOGGING_ROWS & {row.id for row in with_env} == expected
+    assert LOGGING_ROWS & {row.id for row in with_options} == expected
+    # the option-only rows stay out of the environment's program
+    assert not set(TAGGED) & {row.id for row in with_env}
+    for row in with_env:
+        if row.id in LOGGING_ROWS:
+            assert row.env == ("VLLM_CONFIGURE_LOGGING", "VLLM_LOGGING_LEVEL", "VLLM_LOGGING_CONFIG_PATH")
+            assert "log_config_file" in row.options
+
+
+def test_the_logging_inputs_are_named_by_the_variables_and_options_the_rows_read():
+    from kvguard.rules import host_options
+
+    empty = Layout()
+    assert not host_options.logging_inputs_given(empty, {})
+    assert not host_options.logging_inputs_given(empty, {"VLLM_USE_V1": "1", "CUDA_VISIBLE_DEVICES": "0"})
+    assert host_options.logging_inputs_given(empty, {"VLLM_LOGGING_LEVEL": "INFO"})
+    assert host_options.logging_inputs_given(empty, {"VLLM_CONFIGURE_LOGGING": ""})
+    assert host_options.logging_inputs_given(Layout(log_config_file="/x.json"), {})
+    assert host_options.logging_inputs_given(Layout(logging_level_given=True), {})
+
+
+def _all_rows(monkeypatch):
+    """Every launch runs the whole program and asks the logging refusal before the configs."""
+    monkeypatch.setattr(engine, "_OPTION_FIELDS", frozenset(Layout.model_fields))
+    monkeypatch.setattr("kvguard.rules.check.logging_inputs_given", lambda lay, env: True)
+
+
+ENVS = [{}, {"VLLM_USE_V2_MODEL_RUNNER": "0"}, {"VLLM_LOGGING_LEVEL": "NOPE"}, {"VLLM_LOGGING_LEVEL": "warn"},
+        {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "/srv/log.json"},
+        {"VLLM_LOGGING_CONFIG_PATH": "/srv/log.json"}, {"VLLM_CONFIGURE_LOGGING": "x"}]
+LOGGING_FIELDS = [{}, {"logging_level_given": True}, {"log_config_file": "/srv/log.json"},
+                  {"logging_configure": False, "logging_config_file": "/srv/log.json"}]
+
+
+def _env_verdict(version: str, env: dict, fields: dict, lay: dict):
+    try:
+        v = kvguard.check("Qwen/Qwen3-32B", vllm_version=version, host=Host.cuda_node(), env=env, **fields, **lay)
+    except kvguard.Undecidable as exc:
+        return ("undecidable", str(exc))
+    return (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by, v.skipped, v.assumptions)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.24.0", "0.30.0", "0.31.0", "0.33.0"])
+def test_launches_with_or_without_logging_inputs_answer_as_the_whole_program(monkeypatch, version):
+    layouts = [{"tp": 2}, {"tp": 3}, {"tp": 8, "dcp": 16}]
+    cases = [(env, fields, lay) for env in ENVS for fields in LOGGING_FIELDS for lay in layouts
+             if version >= "0.31.0" or not fields]  # the options exist from 0.31.0
+    gated = [_env_verdict(version, *case) for case in cases]
+    _all_rows(monkeypatch)
+    whole = [_env_verdict(version, *case) for case in cases]
+    assert gated == whole
+    checks = {answer[2] for answer in gated if answer[0] is False}
+    assert "FE_logging_level" in checks and "FE_logging_disabled" in checks  # the logging rows still refuse
+    assert {answer[0] for answer in gated} >= {True, False, "undecidable"}

@@ -76,6 +76,9 @@ class _Row(Record):
     #: the launch's options (Layout fields) this row reads alone: at their defaults it cannot fire, so a launch that
     #: gives none of them runs a program without it (kvguard.rules.engine; the cached checks of plan and scans)
     options: tuple[str, ...] = ()
+    #: the environment variables this row reads besides its options: unset, with none of its options given, it
+    #: cannot fire, skip or be undecided, so a launch that sets none of them runs a program without it
+    env: tuple[str, ...] = ()
     #: the row reads only a speculative-decoding launch's input (rows of stage ``speculative`` are so by their
     #: stage): a launch without one runs a program without it
     speculative: bool = False

@@ -65,10 +65,10 @@ def parser_refusal_undecidable(release: Any, env: Any) -> None:
     """Raise Undecidable where 0.13.0 - 0.14.1 refuse VLLM_ATTENTION_BACKEND while building vllm serve's parser: set
     (an empty value too) to a name outside the release's AttentionBackendEnum names (the measured ones of
     kvguard/data/backend_names.json; case-sensitive)."""
-    if not release.within("0.13.0") or release.within("0.15.0"):
-        return
     value = env.get("VLLM_ATTENTION_BACKEND")
-    if value is None:
+    if value is None:  # the usual launch, asked first: a cached check calls this on every release
+        return
+    if not release.within("0.13.0") or release.within("0.15.0"):
         return
     from .backend_names import measured_names
 

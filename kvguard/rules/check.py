@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from functools import lru_cache
 
 from .. import archs
 from ..errors import InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable, reports_internal_errors
@@ -22,10 +21,10 @@ from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
 from .attention_env import parser_refusal_undecidable
-from .engine import evaluate, field_verdict, release_key, verdict_from_crash
+from .engine import evaluate, field_verdict, per_release, release_key, verdict_from_crash
 from .env_values import accepted_undecidable as env_value_accepted_undecidable
 from .env_values import refusal_undecidable as env_value_undecidable
-from .host_options import logging_refusal_verdict
+from .host_options import logging_inputs_given, logging_refusal_verdict
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -195,16 +194,19 @@ def _is_registered(architectures, release: Release) -> bool:
     return not archs.registry_loaded() or archs.registered_arch(architectures, release) is not None
 
 
-#: the registry depends on the release's version only (Release compares by version)
-_registered = lru_cache(maxsize=1024)(_is_registered)
-
-
 def require_registered_architecture(facts: ModelFacts, release: Release) -> None:
     """Raise Undecidable unless the release's model registry knows the model's architectures."""
+    architectures = facts.architectures
+    # kept per release (engine.per_release: found by the Release's id, not by hashing it) and architectures
+    answers = per_release(release).registered
     try:
-        known = _registered(facts.architectures, release)
+        known = answers.get(architectures)
+        if known is None:
+            known = _is_registered(architectures, release)
+            if len(answers) < 1024:
+                answers[architectures] = known
     except TypeError:  # architectures given as an unhashable list
-        known = _is_registered(facts.architectures, release)
+        known = _is_registered(architectures, release)
     if not known:
         names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(
@@ -286,7 +288,7 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
         notes = _release_notes(release)
         if entry == "serve":
             # when vLLM is imported (to 0.30.0) or right after its parser (0.31.0+): before any config is built
-            logging_off = logging_refusal_verdict(release, lay, env_d)
+            logging_off = logging_refusal_verdict(release, lay, env_d) if logging_inputs_given(lay, env_d) else None
             if logging_off is not None:
                 return logging_off.with_notes(*notes) if notes else logging_off
             parser_refusal_undecidable(release, env_d)      # 0.13.0 - 0.14.1: building the parser, before argparse

@@ -111,7 +111,14 @@ class State:
         self.eplb = lay.enable_eplb
         self.redundant = lay.num_redundant_experts
         self.elastic_ep = lay.enable_elastic_ep
-        self.eplb_async = release.within("0.24.0")  # EPLBConfig.use_async default True
+        kept = _RELEASES.get(id(release))
+        if kept is None or kept.release is not release:
+            kept = per_release(release)
+        #: the release's answers to ``within(bound)`` (``within(*bounds)`` for a pair), kept per release: the rows
+        #: read ``state.since["0.17.0"]`` without a call
+        self.per_release = kept
+        self.since = since = kept.since
+        self.eplb_async = since["0.24.0"]  # EPLBConfig.use_async default True
         self.nnodes = lay.nnodes
         self.node_rank = lay.node_rank
         self.backend = lay.distributed_executor_backend
@@ -139,7 +146,7 @@ class State:
         self.elastic_ep_max_dp_size_out_of_bounds = lay.elastic_ep_max_dp_size_out_of_bounds
         self.api_process_count = 1
         self.dcp_comm_backend = lay.dcp_comm_backend
-        if self.dcp_comm_backend is None and release.within("0.18.0", "0.28.0"):
+        if self.dcp_comm_backend is None and since[_DCP_AG_RS]:
             self.dcp_comm_backend = "ag_rs"
         self.inferred_rank = 0
         self.dp_branch = False
@@ -250,6 +257,55 @@ class _EagerFacts(State):
         self.use_mla = facts.use_mla
         self.num_experts = facts.num_experts
         self.facts = facts
+
+
+#: the releases whose DCP communication backend defaults to "ag_rs" (ParallelConfig.dcp_comm_backend)
+_DCP_AG_RS = ("0.18.0", "0.28.0")
+
+
+class _Since(dict):
+    """bound -> ``release.within(bound)`` (a pair of bounds -> ``release.within(*pair)``), answered on first ask."""
+
+    __slots__ = ("release",)
+
+    def __init__(self, release: Release):
+        super().__init__()
+        self.release = release
+
+    def __missing__(self, bound: Any) -> bool:
+        answer = self.release.within(*bound) if type(bound) is tuple else self.release.within(bound)
+        if len(self) < 1024:  # the tables' bounds; a caller's own bounds do not grow it without end
+            self[bound] = answer
+        return answer
+
+
+class _PerRelease:
+    """What a check of one release reads on every launch, answered once per release: its ``within`` answers, its
+    programs by variant, its key, the model registry's answer by architectures (kvguard.rules.check)."""
+
+    __slots__ = ("release", "since", "programs", "key", "registered")
+
+    def __init__(self, release: Release):
+        self.release = release
+        self.since = _Since(release)
+        self.programs: dict[str, tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+        self.key = release_key(release)
+        self.registered: dict[Any, bool] = {}
+
+
+#: id(release) -> its _PerRelease (the Release objects are kept per version string by kvguard.rules.check, so the
+#: id finds them without hashing the Release; the entry holds the release, so its id is not reused meanwhile)
+_RELEASES: dict[int, _PerRelease] = {}
+
+
+def per_release(release: Release) -> _PerRelease:
+    kept = _RELEASES.get(id(release))
+    if kept is not None and kept.release is release:
+        return kept
+    if len(_RELEASES) >= 4096:  # Release objects built per call (not the memoised ones) must not grow it
+        _RELEASES.clear()
+    kept = _RELEASES[id(release)] = _PerRelease(release)
+    return kept
 
 
 _SKIP_REASONS = {
@@ -411,6 +467,8 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
         program = entry + _WITH_SPEC if spec is not None else entry
         if not _OPTION_FIELDS.isdisjoint(layout.model_fields_set):
             program += _WITH_OPTIONS
+        if not _ENV_VARIABLES.isdisjoint(env):
+            program += _WITH_ENV
         verdict = _evaluate(state, release, facts, layout, program, notes)
     except Undecided as exc:
         from ..errors import Undecidable
@@ -441,7 +499,13 @@ def _evaluate(state: "State", release: Release, facts: ModelFacts, layout: Layou
     extra = {"facts": facts, "layout": layout}
     if notes:
         extra["notes"] = notes
-    calls, rows = _program(release, entry)
+    per = getattr(state, "per_release", None)
+    if per is None or per.release is not release:
+        per = per_release(release)
+    kept = per.programs.get(entry)
+    if kept is None:
+        kept = per.programs[entry] = _program(release, entry)
+    calls, rows = kept
     n = len(calls)
     start = 0
     while start < n:
@@ -459,7 +523,7 @@ def _evaluate(state: "State", release: Release, facts: ModelFacts, layout: Layou
                 _pending_first(state, rows[i])
                 return verdict
             start = i + 1
-    return _verdict(ok=True, vllm_version=release_key(release), skipped=tuple(skipped), **extra)
+    return _verdict(ok=True, vllm_version=per.key, skipped=tuple(skipped), **extra)
 
 
 #: what ends a row early: a host fact that is unknown (the check is skipped), a fact whose read
@@ -581,6 +645,9 @@ def _then_moe_flag(apply):
 
 def release_key(release: Release) -> str:
     """``release.key``, formatted once per release."""
+    kept = _RELEASES.get(id(release))
+    if kept is not None and kept.release is release:
+        return kept.key
     return _release_key(release.version, release.patches)
 
 
@@ -599,15 +666,19 @@ _WITH_SPEC = ":speculative"
 _WITH_OPTIONS = ":options"
 _OPTION_FIELDS = frozenset(field for row in RULES for field in row.options)
 
+#: the program variant for a launch whose environment sets one of the environment-tagged rows' variables (Row.env);
+#: without, the entry's program leaves out the rows tagged with variables whose options the launch does not give
+_WITH_ENV = ":env"
+_ENV_VARIABLES = frozenset(name for row in RULES for name in row.env)
+
 
 def _runs(row, entry: str) -> bool:
-    if entry.endswith(_WITH_OPTIONS):
-        entry = entry[:-len(_WITH_OPTIONS)]
-    elif row.options:
-        return False
-    if entry.endswith(_WITH_SPEC):
-        entry = entry[:-len(_WITH_SPEC)]
-    elif row.needs_draft:
+    entry, *variants = entry.split(":")
+    if row.options or row.env:
+        # a tagged row runs where the launch gives one of the options of a row, or sets one of the variables of a row
+        if not ((row.options and _WITH_OPTIONS[1:] in variants) or (row.env and _WITH_ENV[1:] in variants)):
+            return False
+    if row.needs_draft and _WITH_SPEC[1:] not in variants:
         return False
     if entry == "serve":
         return True

@@ -219,6 +219,22 @@ _PYTHON_LEVELS = frozenset(("CRITICAL", "FATAL", "ERROR", "WARN", "WARNING", "IN
 _CONFIG_LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET"))
 
 
+#: the variables the logging rows read (vllm.envs): all unset, with none of LOGGING_OPTIONS given, logging is
+#: configured with INFO and no file, which no release refuses (the rows' Row.env / Row.options tags)
+LOGGING_ENV = ("VLLM_CONFIGURE_LOGGING", "VLLM_LOGGING_LEVEL", "VLLM_LOGGING_CONFIG_PATH")
+#: the Layout fields the logging rows read (0.31.0+: --log-config-file, --logging-config, --log-level)
+LOGGING_OPTIONS = ("log_config_file", "logging_config_file", "logging_config_file_null", "logging_configure",
+                   "logging_level_given")
+_LOGGING_ENV = frozenset(LOGGING_ENV)
+_LOGGING_OPTIONS = frozenset(LOGGING_OPTIONS)
+
+
+def logging_inputs_given(lay: Any, env: Mapping[str, str]) -> bool:
+    """Whether the launch sets a logging variable or gives a logging option; without, none of the logging refusals
+    can be raised (nor is anything undecidable), on any release."""
+    return not (_LOGGING_ENV.isdisjoint(env) and _LOGGING_OPTIONS.isdisjoint(lay.model_fields_set))
+
+
 def _env_level(env: Mapping[str, str]) -> str:
     """VLLM_LOGGING_LEVEL as vllm.envs reads it (upper-cased, default INFO; an empty value stays empty)."""
     return env.get("VLLM_LOGGING_LEVEL", "INFO").upper()

@@ -86,7 +86,7 @@ def _oracle_check(check_id: str, key: str, *, description: str, bind=None) -> Ch
 def _ea_world(state) -> None:
     """create_engine_config: world sizes used by the --nnodes checks (0.11.1+)."""
     if state.nnodes > 1:
-        within = state.pp * state.tp * (state.pcp if state.release.within("0.30.0") else 1)
+        within = state.pp * state.tp * (state.pcp if state.since["0.30.0"] else 1)
         state.ea_world_size = state.dp * within
         state.ea_world_within_dp = within
 
@@ -98,14 +98,14 @@ def _ea_infer_rank(state) -> None:
         local = state.ea_world_size // state.nnodes
         state.inferred_rank = (state.node_rank * local) // state.ea_world_within_dp
         if state.dp > 1 and state.external_lb_flag:
-            if not state.release.within("0.31.0") or state.dp_rank is None:
+            if not state.since["0.31.0"] or state.dp_rank is None:
                 state.dp_rank = state.inferred_rank
         elif state.dpl is None:
             state.dpl = max(local // state.ea_world_within_dp, 1)
 
 
 def _ea_external_lb(state) -> None:
-    if state.release.within("0.11.1"):
+    if state.since["0.11.1"]:
         state.external_lb = state.external_lb_flag or state.dp_rank is not None
     else:
         state.external_lb = state.dp_rank is not None
@@ -113,28 +113,28 @@ def _ea_external_lb(state) -> None:
 
 def _ea_dp_local(state) -> None:
     """create_engine_config: the data_parallel_size_local / rank / LB mode ParallelConfig receives."""
-    release = state.release
+    since = state.since
     if state.external_lb:
         state.pc_dpl = 1
         state.hybrid_lb = False
     elif state.dpl is not None:
         state.pc_dpl = state.dpl
-        start_set = (state.start_rank is not None) if release.within("0.28.0") else bool(state.start_rank)
-        if release.within("0.11.1") and start_set and not state.headless:
+        start_set = (state.start_rank is not None) if since["0.28.0"] else bool(state.start_rank)
+        if since["0.11.1"] and start_set and not state.headless:
             state.hybrid_lb = True
         if state.hybrid_lb and state.pc_dpl == 1:
             state.external_lb = True
             state.hybrid_lb = False
         if state.pc_dpl == state.dp:
             state.hybrid_lb = False
-        if release.within("0.28.0"):
+        if since["0.28.0"]:
             state.dp_rank = state.start_rank if state.start_rank is not None else state.inferred_rank
-        elif release.within("0.11.1"):
+        elif since["0.11.1"]:
             state.dp_rank = state.start_rank or state.inferred_rank
         else:
             state.dp_rank = state.start_rank or 0
     else:
-        span = (release.within("0.11.1") and state.dp_backend == "ray"
+        span = (since["0.11.1"] and state.dp_backend == "ray"
                 and state.env.get("VLLM_RAY_DP_PACK_STRATEGY", "strict") == "span")
         state.pc_dpl = 1 if span else state.dp
 
@@ -146,7 +146,7 @@ def _to_parallel_config(state) -> None:
 
 
 def _pc_world(state) -> None:
-    state.world_size = state.pp * state.tp * (state.pcp if state.release.within("0.12.0") else 1)
+    state.world_size = state.pp * state.tp * (state.pcp if state.since["0.12.0"] else 1)
     if state.backend == "external_launcher":
         state.world_size *= state.dp
 
@@ -154,7 +154,7 @@ def _pc_world(state) -> None:
 def _pc_dp_branch(state) -> None:
     """__post_init__: explicit DP (rank from RANK for external_launcher) or the env fallback."""
     state.dp_branch = state.dp > 1 or state.dpl == 0
-    if state.dp_branch and state.backend == "external_launcher" and state.release.within("0.11.0"):
+    if state.dp_branch and state.backend == "external_launcher" and state.since["0.11.0"]:
         state.dp_rank = int(state.env["RANK"]) // (state.world_size // state.dp)
 
 
@@ -165,38 +165,38 @@ def _pc_env_dp(state) -> None:
 
 
 def _gpu_shortfall(state) -> bool:
-    across = state.world_size * state.dp if state.release.within("0.17.0") else state.world_size
+    across = state.world_size * state.dp if state.since["0.17.0"] else state.world_size
     if not (state.backend is None and across > 1):
         return False
     platform = state.need("platform")
     if platform == "tpu" and _env_flag_set(state, "VLLM_XLA_USE_SPMD"):
         return False
-    if state.release.within("0.11.1") and platform == "cuda" and state.nnodes > 1:
+    if state.since["0.11.1"] and platform == "cuda" and state.nnodes > 1:
         return False
     if platform != "cuda":
         return False
     if state.need("gpus_per_node") >= state.world_size:
         return False
-    if not state.release.within("0.11.1"):
+    if not state.since["0.11.1"]:
         return not state.need("ray")
     return True
 
 
 def _pc_backend(state) -> None:
     """__post_init__: distributed executor backend auto-selection."""
-    across = state.world_size * state.dp if state.release.within("0.17.0") else state.world_size
+    across = state.world_size * state.dp if state.since["0.17.0"] else state.world_size
     if state.backend is None and across > 1:
         platform = state.host.platform
         backend = "mp"
         if platform == "tpu" and _env_flag_set(state, "VLLM_XLA_USE_SPMD"):
             backend = "uni"
-        elif state.release.within("0.11.1") and platform == "cuda" and state.nnodes > 1:
+        elif state.since["0.11.1"] and platform == "cuda" and state.nnodes > 1:
             backend = "mp"
         elif state.dp_backend == "ray":
             backend = "ray"
         elif state.host.ray and state.host.in_ray_placement_group:
             backend = "ray"
-        elif not state.release.within("0.11.1") and state.host.ray and platform == "cuda" \
+        elif not state.since["0.11.1"] and state.host.ray and platform == "cuda" \
                 and (state.host.gpus_per_node or 0) < state.world_size:
             backend = "ray"
         state.backend = backend
@@ -232,7 +232,7 @@ def _v2_env(state):
     ``maybe_convert_bool`` — None when unset, else ``bool(int(value))``.
     """
     value = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
-    if not state.release.within("0.22.0"):
+    if not state.since["0.22.0"]:
         return bool(int("0" if value is None else value))
     return None if value is None else bool(int(value))
 
@@ -366,21 +366,21 @@ def _runner(state):
     Triton for the default selection.
     """
     env = _v2_env(state)
-    release = state.release
-    if not release.within("0.22.0"):
+    since = state.since
+    if not since["0.22.0"]:
         return "v2" if env else None
-    if release.within("0.30.0") and (state.layout.hisparse or state.layout.watermark_config):
+    if since["0.30.0"] and (state.layout.hisparse or state.layout.watermark_config):
         # HiSparse (undecidable: vc_hisparse) and a watermark config force V2 before the variable is read
         return "v2"
     if env is not None:
-        return "v2" if env else ("v1" if release.within("0.29.0") else "v1-unchecked")
-    if release.within("0.27.0", "0.28.0") and state.pcp > 1:
+        return "v2" if env else ("v1" if since["0.29.0"] else "v1-unchecked")
+    if since["0.27.0", "0.28.0"] and state.pcp > 1:
         return "v2"
-    if release.within("0.25.0", "0.28.0") and state.sc is not None and state.sc.method == "dspark":
+    if since["0.25.0", "0.28.0"] and state.sc is not None and state.sc.method == "dspark":
         return "v2"  # DSpark runs only in the V2 model runner: forced, then validated
-    if not release.within("0.29.0"):
+    if not since["0.29.0"]:
         return None
-    if release.within("0.29.0", "0.32.0") and state.need("platform") == "rocm":
+    if since["0.29.0", "0.32.0"] and state.need("platform") == "rocm":
         state.need("rocm_default_v1_architectures")  # not modelled: ROCm picks V1 for some architectures
     if not state.need("triton"):
         return "v1"
@@ -438,7 +438,7 @@ def _mc_max_len(state) -> None:
     """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
     # get_sliding_window() just before it: a heterogeneous config that varies the window per layer raises
     state._fact(SLIDING_WINDOW_READ, None)
-    if state.release.within("0.19.0") and state._facts.resolved.get("sliding_window") == 0:
+    if state.since["0.19.0"] and state._facts.resolved.get("sliding_window") == 0:
         # a window of 0 means none: ModelConfig assigns None to the text config before the length
         state._fact(SLIDING_WINDOW_UNSET, None)
     out = _len_outcome(state)
@@ -550,7 +550,7 @@ GIB = 1 << 30
 def _swap_usage(state):
     """CacheConfig: swap space bytes x tp (``math.ceil`` of the bytes from 0.14.0)."""
     per_gpu = state.swap_space * GIB
-    if state.release.within("0.14.0"):
+    if state.since["0.14.0"]:
         per_gpu = math.ceil(per_gpu)
     return per_gpu * state.tp
 
@@ -1071,7 +1071,7 @@ def _local_world_size(state) -> int:
 
 
 def _local_world_exceeds_gpus(state) -> bool:
-    if not state.release.within(None, "0.11.1"):
+    if not state.since[None, "0.11.1"]:
         return _mp_devices_undecided(state)
     if state.need("platform") != "cuda":
         return False
@@ -1269,17 +1269,20 @@ RULES = (
     # ===================== the front end, before any config (kvguard.rules.parsers, kvguard.rules.serve_args) ==========
     # logging configuration off while a logging config file is named: refused before the file is looked for (to
     # 0.30.0 when vLLM is imported, before argparse: kvguard.front; 0.31.0+ right after argparse)
-    Check("FE_logging_disabled", "0.10.2", "0.30.0", stage="frontend", exc="RuntimeError", scope="env",
+    Check("FE_logging_disabled", "0.10.2", "0.30.0", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+          stage="frontend", exc="RuntimeError", scope="env",
           when=_host.logging_disabled_with_file, template=_host.LOGGING_DISABLED_ENV,
           source="vllm/logger.py::_configure_vllm_root_logger (at import)",
           description="VLLM_CONFIGURE_LOGGING=0 with VLLM_LOGGING_CONFIG_PATH set, whether or not the file exists"),
     # 0.31.0+: --log-config-file replaces LoggingConfig's file right after argparse, and the replace validates the
     # level the variable gave it (kvguard.rules.host_options.logging_level_field), before the configuration is applied
-    Step("fe_logging_level_field", "0.31.0", stage="frontend", apply=_host.logging_level_field_frontend,
+    Step("fe_logging_level_field", "0.31.0", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+         stage="frontend", apply=_host.logging_level_field_frontend,
          description="--log-config-file while LoggingConfig's log_level is VLLM_LOGGING_LEVEL (no --log-level, no "
                      "log_level in --logging-config) and LogLevel lacks it: ValidationError for LoggingConfig "
                      "(vllm/logger.py::configure_logging_from_args's dataclasses.replace)"),
-    Check("FE_logging_disabled", "0.31.0", stage="frontend", exc="RuntimeError", scope="env",
+    Check("FE_logging_disabled", "0.31.0", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+          stage="frontend", exc="RuntimeError", scope="env",
           when=_host.logging_disabled_with_file, template=_host.LOGGING_DISABLED_CONFIG,
           source="vllm/logger.py::_configure_vllm_root_logger (configure_logging_from_args in "
                  "vllm/entrypoints/cli/main.py::main, before the sub-command's validate)",
@@ -1288,12 +1291,14 @@ RULES = (
                       "pylogging_config_file, else VLLM_LOGGING_CONFIG_PATH), whether or not the file exists"),
     # with logging configuration on and no logging config file, dictConfig applies the level: Python's logging
     # refuses a name it lacks (0.31.0+: LoggingConfig's log_level, VLLM_LOGGING_LEVEL unless the command line sets it)
-    Check("FE_logging_level", "0.10.2", "0.30.0", stage="frontend", exc="ValueError", scope="env",
+    Check("FE_logging_level", "0.10.2", "0.30.0", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+          stage="frontend", exc="ValueError", scope="env",
           when=_host.logging_level_unknown, template=_host.LOGGING_LEVEL_MESSAGE,
           source="vllm/logger.py::_configure_vllm_root_logger (at import; logging.config.dictConfig)",
           description="VLLM_LOGGING_LEVEL, upper-cased, not a level name of Python's logging, while "
                       "VLLM_CONFIGURE_LOGGING is on and VLLM_LOGGING_CONFIG_PATH unset"),
-    Check("FE_logging_level", "0.31.0", stage="frontend", exc="ValueError", scope="env",
+    Check("FE_logging_level", "0.31.0", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+          stage="frontend", exc="ValueError", scope="env",
           when=_host.logging_level_unknown, template=_host.LOGGING_LEVEL_MESSAGE,
           source="vllm/logger.py::_configure_vllm_root_logger (configure_logging_from_args in "
                  "vllm/entrypoints/cli/main.py::main; logging.config.dictConfig)",
@@ -1309,7 +1314,8 @@ RULES = (
                       "a host fact, so the check is skipped"),
     # the logging config file (kvguard.rules.host_options): read when vLLM is imported (to 0.30.0) or right after
     # argparse (0.31.0+), a host file, so the check is skipped
-    Check("FE_logging_config_file", stage="frontend", exc="RuntimeError", scope="env",
+    Check("FE_logging_config_file", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+          stage="frontend", exc="RuntimeError", scope="env",
           when=_host.logging_file_unknown,
           template="('Could not load logging config. File does not exist: %s', {path!r})",
           source="vllm/logger.py::_configure_vllm_root_logger (at import to 0.30.0; 0.31.0+: from "
@@ -1415,7 +1421,8 @@ RULES = (
                       "--reasoning-parser-plugin: undecidable): str(KeyError('invalid reasoning parser: NAME (chose "
                       "from { A,B,… })'))"),
     # ===================== create_engine_config's first statement: LoggingConfig's file replaced (0.31.0+)
-    Step("ea_logging_level_field", "0.31.0", stage="engine_args", apply=_host.logging_level_field_engine,
+    Step("ea_logging_level_field", "0.31.0", env=_host.LOGGING_ENV, options=_host.LOGGING_OPTIONS,
+         stage="engine_args", apply=_host.logging_level_field_engine,
          description="a logging config file in LoggingConfig (--logging-config's pylogging_config_file, else "
                      "VLLM_LOGGING_CONFIG_PATH, an empty value too) while its log_level is VLLM_LOGGING_LEVEL and "
                      "LogLevel lacks it: ValidationError for LoggingConfig (EngineArgs.create_logging_config's "
