@@ -64,7 +64,6 @@ def test_the_block_size_bound_comes_first_from_0_23_0(serve_json):
     ("0.17.1", ["--cpu-offload-gb", "-1"]),           # UVAOffloadConfig, built after ParallelConfig
     ("0.33.0", ["--cpu-offload-gb", "-1"]),
     ("0.20.0", ["--gpu-memory-utilization", "nan"]),  # a non-finite value
-    ("0.33.0", ["--gpu-memory-utilization", "95", "--kv-cache-dtype", "x"]),  # two errors of one validation
 ])
 def test_what_kvguard_does_not_render_stays_undecidable(capsys, version, args):
     status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B", *args])
@@ -163,3 +162,70 @@ def test_the_last_value_of_a_passed_over_cache_option_is_validated(serve_json):
 def test_passed_over_cache_options_within_bounds_pass(serve_json, version, args):
     status, data = serve_json(version, *args)
     assert (status, data["ok"]) == (0, True)
+
+
+#: what ``str()`` of the release's ValidationError reads after the pydantic version its link names
+_PYDANTIC_LINK = "    For further information visit https://errors.pydantic.dev/"
+
+
+def _without_pydantic_version(text: str) -> str:
+    import re
+
+    return re.sub(r"(?m)^(" + re.escape(_PYDANTIC_LINK) + r")[0-9.]+/v/", r"\1v/", text)
+
+
+def _api_exception_text(*args: str) -> str:
+    import kvguard
+    from kvguard.launch.layout import Host
+
+    verdict = kvguard.examine("0.33.0", ["vllm", "serve", "Qwen/Qwen3-8B", *args], host=Host(platform="cpu")).verdict
+    return _without_pydantic_version(str(kvguard.to_exception(verdict)))
+
+
+def _link(kind: str) -> str:
+    return f"{_PYDANTIC_LINK}v/{kind}"
+
+
+#: 0.33.0's ValueError for an unknown dtype 'x' (vllm/config/cache.py, CacheConfig._validate_cache_dtype)
+_INVALID_X = f"Invalid kv_cache_dtype: 'x'. Valid values are: {_VALID_0330}"
+
+
+def test_the_cache_dtype_error_is_placed_at_its_field():
+    # str() of 0.33.0's CacheConfig(cache_dtype="x") in its oracle: the field validator's entry at cache_dtype, the
+    # value its input (a model validator's has no field and the config's arguments as input)
+    assert _api_exception_text("--kv-cache-dtype", "x") == "\n".join([
+        "1 validation error for CacheConfig", "cache_dtype",
+        f"  Value error, {_INVALID_X} [type=value_error, input_value='x', input_type=str]", _link("value_error")])
+
+
+def test_the_cache_dtype_error_joins_the_bounds_in_declaration_order(serve_json):
+    # str() of 0.33.0's CacheConfig(cache_dtype="x", gpu_memory_utilization=95.0) in its oracle
+    assert _api_exception_text("--gpu-memory-utilization", "95", "--kv-cache-dtype", "x") == "\n".join([
+        "2 validation errors for CacheConfig", "gpu_memory_utilization",
+        "  Input should be less than or equal to 1 [type=less_than_equal, input_value=95.0, input_type=float]",
+        _link("less_than_equal"), "cache_dtype",
+        f"  Value error, {_INVALID_X} [type=value_error, input_value='x', input_type=str]", _link("value_error")])
+    status, data = serve_json("0.33.0", "--gpu-memory-utilization", "95", "--kv-cache-dtype", "x")
+    assert (status, data["check"], data["exc_type"], data["message"]) == (
+        1, "cc_field_bounds", "ValidationError", "Input should be less than or equal to 1")
+    assert [(e["type"], e["loc"]) for e in data["errors"]] == [("less_than_equal", ["gpu_memory_utilization"]),
+                                                               ("value_error", ["cache_dtype"])]
+
+
+def test_the_cache_dtype_error_comes_before_the_retention_interval(serve_json):
+    # 0.33.0's CacheConfig(cache_dtype="fp4", prefix_cache_retention_interval=-1, block_size=0) in its oracle
+    status, data = serve_json("0.33.0", "--prefix-cache-retention-interval", "-1", "--kv-cache-dtype", "fp4",
+                              "--block-size", "0")
+    assert (status, data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "ValidationError", "CacheConfig", "Input should be greater than 0")
+    assert [(e["type"], e["loc"], e["msg"]) for e in data["errors"]] == [
+        ("greater_than", ["block_size"], "Input should be greater than 0"),
+        ("value_error", ["cache_dtype"], f"Value error, {_INVALID_X.replace(repr('x'), repr('fp4'))}"),
+        ("greater_than_equal", ["prefix_cache_retention_interval"], "Input should be greater than or equal to 0")]
+
+
+def test_the_cache_dtype_error_alone_comes_before_the_offload_config(serve_json):
+    # CacheConfig is built before UVAOffloadConfig (0.17.0+): its error alone, where the offload bound was undecidable
+    status, data = serve_json("0.33.0", "--cpu-offload-gb", "-1", "--kv-cache-dtype", "x")
+    assert (status, data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "CC_cache_dtype_unknown", "ValueError", "CacheConfig", _INVALID_X)

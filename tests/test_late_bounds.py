@@ -99,11 +99,14 @@ def test_replayssm_buffer_alone_stays_its_own_row(serve_json):
     assert (status, *_refusal(data)) == (1, "cache_config", "CC_FIELD", "ValidationError", "CacheConfig", GT_ZERO)
 
 
-def test_unknown_cache_dtype_beside_the_replayssm_buffer_is_undecidable(serve_json):
-    # one ValidationError with the dtype validator's value error and the buffer's bound
+def test_unknown_cache_dtype_beside_the_replayssm_buffer_is_one_validation_error(serve_json):
+    # the 0.33.0 oracle: one ValidationError, the dtype validator's value error, then the buffer's bound
     status, data = serve_json("0.33.0", "--replayssm-buffer-len", "0", "--kv-cache-dtype", "xx")
-    assert status == 2
-    assert "--replayssm-buffer-len 0" in data["reason"]
+    assert (status, data["stage"], data["exc_type"], data["wrapped_by"]) == (1, "cache_config", "ValidationError",
+                                                                           "CacheConfig")
+    assert data["message"].startswith("Value error, Invalid kv_cache_dtype: 'xx'. Valid values are: ['auto', ")
+    assert _errors(data) == [("value_error", ["cache_dtype"]), ("greater_than", ["replayssm_buffer_len"])]
+    assert data["errors"][1]["msg"] == GT_ZERO
 
 
 def test_unknown_cache_dtype_alone_is_still_refused(serve_json):

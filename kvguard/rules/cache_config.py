@@ -13,12 +13,15 @@ checks and ParallelConfig; pydantic wraps their ValueError in a ValidationError 
   declaration order: one ValidationError for CacheConfig, an error per field out of bounds (``greater_than`` /
   ``greater_than_equal`` / ``less_than_equal`` with the field's integer bound: "Input should be less than or equal to
   1"); the verdict's message is the first error's, which names no pydantic version.  Left undecidable: non-finite
-  values, ``--cpu-offload-gb`` from 0.17.0 (UVAOffloadConfig), and errors beside 0.33.0's unknown cache dtype (its
-  validator's value error joins the same ValidationError; a non-positive ``--replayssm-buffer-len`` too).
+  values and ``--cpu-offload-gb`` from 0.17.0 (UVAOffloadConfig).
 - 0.33.0: ``--kv-cache-dtype`` is a free string (before, argparse's choices), checked by the ``cache_dtype`` field
   validator against ``KV_CACHE_DTYPES``: the ``CacheDType`` literal plus the names a platform registers with
   ``register_kv_cache_dtype`` when it activates.  No in-tree platform registers one, so the list is the literal's on
-  every platform kvguard knows (the platform is read, and listed when assumed).
+  every platform kvguard knows (the platform is read, and listed when assumed).  Alone, its ValueError is the
+  ValidationError's one entry, placed at ``cache_dtype`` with the value as input (the verdict's ``loc``; the
+  wrapped ValueError of kvguard's API exception carries them); beside a bound error it is a ``value_error`` entry
+  ("Value error, Invalid kv_cache_dtype: …") of the one ValidationError, declared after ``gpu_memory_utilization``
+  and before ``prefix_cache_retention_interval``.
 """
 
 from __future__ import annotations
@@ -135,48 +138,62 @@ def field_bounds(state: Any) -> None:
         if value != value or value in (float("inf"), float("-inf")):
             declined.append(flag)
         errors.append((name, value, broken, flag))
-    if [name for name, _value, _broken, _flag in errors] == ["replayssm_buffer_len"]:
-        # alone, the CC_FIELD row decides it, after 0.33.0's cache dtype validator (declared before it), which
-        # declines an unknown dtype beside it
+    dtype_error = _unknown_dtype_entry(state)
+    if dtype_error is not None and not errors:
+        # the dtype's error alone, or beside the offload config's bound (built after CacheConfig): the
+        # CC_cache_dtype_unknown row refuses
+        return
+    if dtype_error is None and [name for name, _value, _broken, _flag in errors] == ["replayssm_buffer_len"]:
+        # alone, the CC_FIELD row decides it
         return
     if not errors:
         # only the offload config's bound: it is built after ParallelConfig, whose checks kvguard does not follow
         errors, declined = later, [flag for _name, _value, _broken, flag in later]
     if not errors:
         return
-    if declined or _same_validation(state):
+    if declined:
         out = ", ".join(f"{flag} {value}" for _name, value, _broken_bound, flag in errors)
         state.undecided(f"the config's field bounds refuse {out} with pydantic's message, kvguard does not render it "
-                        "here (a non-finite value, the offload config built later, or another error of the same "
-                        "validation)")
+                        "here (a non-finite value, or the offload config built later)")
     from .engine import Refusal
 
     entries = [bound_error(name, value, kind, bound) for name, value, (kind, bound), _flag in errors]
+    if dtype_error is not None:
+        # the cache dtype's field validator runs in its field's place: after gpu_memory_utilization (and the fields
+        # before it), before prefix_cache_retention_interval
+        place = sum(1 for entry in entries if entry.loc[0] in _DECLARED_BEFORE_CACHE_DTYPE)
+        entries.insert(place, dtype_error)
     raise Refusal("ValidationError", entries[0].msg, errors=tuple(entries))
 
 
-def _same_validation(state: Any) -> bool:
-    """Whether 0.33.0's cache dtype validator fails in the same validation pass: its ValueError becomes a
-    ``value_error`` entry of the same ValidationError, beside the bound errors, which kvguard does not render."""
-    lay = state.layout
-    return state.release.within("0.33.0") and lay.kv_cache_dtype is not None \
-        and lay.kv_cache_dtype not in KV_CACHE_DTYPES_0330
+#: 0.33.0's bounded CacheConfig fields declared before ``cache_dtype`` (vllm/config/cache.py)
+_DECLARED_BEFORE_CACHE_DTYPE = ("block_size", "prefix_match_unit", "gpu_memory_utilization")
+
+
+def _unknown_dtype_entry(state: Any) -> Any:
+    """0.33.0: the ``value_error`` entry of the cache dtype's field validator for a ``--kv-cache-dtype`` it does not
+    know (the platform decides the list), else None."""
+    given = state.layout.kv_cache_dtype
+    if not state.release.within("0.33.0") or given is None or given in KV_CACHE_DTYPES_0330:
+        return None
+    state.need("platform")
+    from ..verdict import ErrorEntry
+
+    message = CACHE_DTYPE_MESSAGE.format(**cache_dtype_bind(state))
+    return ErrorEntry("value_error", ("cache_dtype",), "Value error, " + message, given,
+                      {"error": ValueError(message)})
 
 
 def unknown_cache_dtype(state: Any) -> bool:
-    """0.33.0: a ``--kv-cache-dtype`` the field validator does not know (the platform decides the list)."""
-    given = state.layout.kv_cache_dtype
-    if given is None or given in KV_CACHE_DTYPES_0330:
+    """0.33.0: a ``--kv-cache-dtype`` the field validator does not know, alone in CacheConfig's validation (the
+    cc_field_bounds step renders it beside a bound error): a ValueError wrapped for CacheConfig, its entry placed at
+    ``cache_dtype`` with the value as input (the verdict's ``loc`` and ``errors``)."""
+    entry = _unknown_dtype_entry(state)
+    if entry is None:
         return False
-    state.need("platform")
-    buffer = state.layout.replayssm_buffer_len
-    if buffer is not None and buffer <= 0:
-        # the replay buffer's bound (declared after cache_dtype) fails in the same validation: one ValidationError
-        # with the validator's value_error and the bound's error (0.33.0 oracle), which kvguard does not render
-        state.undecided(f"--kv-cache-dtype {given!r} and --replayssm-buffer-len {buffer}: CacheConfig refuses both in "
-                        "one ValidationError (the dtype validator's value error, then the buffer's bound), which "
-                        "kvguard does not render")
-    return True
+    from .engine import Refusal
+
+    raise Refusal("ValueError", entry.ctx["error"].args[0], errors=(entry,))
 
 
 def cache_dtype_bind(state: Any) -> dict:

@@ -479,6 +479,11 @@ def to_exception(verdict: Verdict) -> BaseException:
         return ValidationError.from_exception_data(verdict.wrapped_by, line_errors)
     inner = _raw_exception(verdict)
     kind = "assertion_error" if isinstance(inner, AssertionError) else "value_error"
+    if len(verdict.errors) == 1 and verdict.errors[0].loc:
+        # a field validator's error: pydantic places it at its field, the field's value its input
+        placed = verdict.errors[0]
+        return ValidationError.from_exception_data(
+            verdict.wrapped_by, [{"type": kind, "loc": placed.loc, "input": placed.input, "ctx": {"error": inner}}])
     kwargs = verdict.layout.model_dump(exclude_defaults=True) if verdict.layout is not None else {}
     return ValidationError.from_exception_data(
         verdict.wrapped_by,

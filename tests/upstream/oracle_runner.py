@@ -27,16 +27,21 @@ logging.disable(logging.CRITICAL)
 
 
 def describe(exc):
-    """(exc_type, message, extra) of the statement that raised, unwrapping pydantic."""
-    rec = {"exc_type": type(exc).__name__, "message": str(exc)}
+    """(exc_type, message, extra) of the statement that raised, unwrapping pydantic: a ValidationError whose one
+    entry is a validator's ValueError / AssertionError as that exception (``loc``: the field of a field validator's,
+    empty for a model validator's); with several entries, or one of a field's constraint, as the ValidationError
+    with every entry.  ``text``: the whole ``str()`` of what was raised."""
+    rec = {"exc_type": type(exc).__name__, "message": str(exc), "text": str(exc)}
     errors = getattr(exc, "errors", None)
     if type(exc).__name__ == "ValidationError" and callable(errors):
         entries = exc.errors()
         rec["title"] = getattr(exc, "title", None)
         first = entries[0]
         inner = (first.get("ctx") or {}).get("error")
-        if first.get("type") in ("value_error", "assertion_error") and isinstance(inner, BaseException):
-            rec.update(exc_type=type(inner).__name__, message=str(inner), wrapped_by=rec["title"])
+        if len(entries) == 1 and first.get("type") in ("value_error", "assertion_error") \
+                and isinstance(inner, BaseException):
+            rec.update(exc_type=type(inner).__name__, message=str(inner), wrapped_by=rec["title"],
+                       loc=[str(p) for p in first.get("loc", ())])
         else:
             rec.update(exc_type="ValidationError", message=first.get("msg"), wrapped_by=rec["title"],
                        errors=[{"type": e.get("type"), "loc": [str(p) for p in e.get("loc", ())],

@@ -4,7 +4,8 @@ against real releases.
 
 Generates seeded ``vllm serve`` launches with ``--max-logprobs`` (ModelConfig, 0.25.0+, beside ``--max-model-len``),
 ``--replayssm-buffer-len`` (CacheConfig, 0.27.0+, beside ``--gpu-memory-utilization``, ``--block-size``,
-``--mamba-block-size`` and 0.33.0's ``--kv-cache-dtype``), ``--safetensors-prefetch-num-threads`` /
+``--mamba-block-size``, ``--prefix-cache-retention-interval``, ``--cpu-offload-gb`` and 0.33.0's ``--kv-cache-dtype``, an
+unknown one the validator's value error among the bounds' or alone), ``--safetensors-prefetch-num-threads`` /
 ``--safetensors-prefetch-block-size`` (LoadConfig, 0.21.0+) and ``--shutdown-timeout`` (VllmConfig, 0.18.0+), values
 within and outside the bounds, two bounded options of one class together, an option given twice at times (the last
 value counts), and runs each through the release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and
@@ -43,7 +44,8 @@ VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.18.0 0.21.0 0.25.0 0.28.0 0.
 GROUPS = (
     {"--max-logprobs": ("20", "-1", "0", "-2", "-100"), "--max-model-len": ("4096", "-1", "-2", "0")},
     {"--replayssm-buffer-len": ("16", "1", "0", "-3"), "--gpu-memory-utilization": ("0.9", "1.5", "0"),
-     "--block-size": ("16", "0"), "--mamba-block-size": ("0", "None"), "--kv-cache-dtype": ("auto", "fp8", "xx")},
+     "--block-size": ("16", "0"), "--mamba-block-size": ("0", "None"), "--kv-cache-dtype": ("auto", "fp8", "xx", "xx"),
+     "--prefix-cache-retention-interval": ("0", "-1"), "--cpu-offload-gb": ("0", "-1")},
     {"--safetensors-prefetch-num-threads": ("1", "8", "0", "-1"),
      "--safetensors-prefetch-block-size": ("1", "1024", "0", "-5")},
     {"--shutdown-timeout": ("0", "30", "-1", "-60"), "-tp": ("1", "3")},
