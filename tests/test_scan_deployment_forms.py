@@ -554,3 +554,86 @@ def test_a_manifest_a_kustomization_changes_is_read_as_written_and_said(tmp_path
     [launch] = _scan(tmp_path / "deployment.yaml")
     assert launch.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"]
     assert [n for n in launch.notes if "kustomiz" in n] == ([note] if note else [])
+
+
+# --------------------------------------------------------------------------- a Helm chart's templates
+# helm/helm#12195 (Helm 3.12): values are read through JSON, so `999999` prints as `999999`, `1000000` as `1e+06`
+# and `| quote` as `"1e+06"`; `toYaml` keeps an integer's digits (JSON, then YAML); `helm template` names the
+# release `release-name`
+
+CHART = {
+    "Chart.yaml": "apiVersion: v2\nname: vllm\nversion: 0.1.0\n",
+    "values.yaml": ("image:\n  repository: vllm/vllm-openai\n  tag: v0.20.0\nmodel: Qwen/Qwen3-8B\n"
+                    "tensorParallelSize: 2\nmaxModelLen: 1048576\nextraArgs:\n  - --max-num-seqs\n  - 1048576\n"),
+}
+
+DEPLOYMENT_TEMPLATE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-vllm
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}"
+        args:
+        - {{ .Values.model | quote }}
+        - --tensor-parallel-size
+        - {{ .Values.tensorParallelSize | quote }}
+        - --max-model-len
+        - {{ .Values.maxModelLen | quote }}
+        {{- toYaml .Values.extraArgs | nindent 8 }}
+"""
+
+
+def _chart(tmp_path, templates: "dict[str, str]", more_values: str = ""):
+    for name, text in CHART.items():
+        (tmp_path / name).write_text(text + (more_values if name == "values.yaml" else ""), encoding="utf-8")
+    (tmp_path / "templates").mkdir()
+    for name, text in templates.items():
+        (tmp_path / "templates" / name).write_text(text, encoding="utf-8")
+    return find_launches([str(tmp_path / "templates")])
+
+
+def test_a_template_is_rendered_with_the_chart_values(tmp_path):
+    from kvguard.scan import GO_TEMPLATE_REASON
+
+    launches, skipped, _ = _chart(tmp_path, {"deployment.yaml": DEPLOYMENT_TEMPLATE,
+                                             "service.yaml": "kind: Service\nmetadata:\n"
+                                                             "  name: {{ include \"vllm.fullname\" . }}\n"})
+    [launch] = launches
+    assert launch.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2", "--max-model-len",
+                             "1.048576e+06", "--max-num-seqs", "1048576"]
+    assert (launch.line, launch.pin.version) == (12, "0.20.0")
+    assert launch.notes[-1] == ("a Helm chart template, rendered with the chart's values.yaml (other values, "
+                                "`--set` / `-f`, render another launch)")
+    assert [(s.path, s.reason) for s in skipped] == [(str(tmp_path / "templates" / "service.yaml"),
+                                                      GO_TEMPLATE_REASON)]
+
+
+def test_lines_after_a_to_yaml_block_keep_their_template_line(tmp_path):
+    template = ("kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - name: vllm\n"
+                "    image: vllm/vllm-openai:v0.20.0\n    env:\n    {{- toYaml .Values.env | nindent 4 }}\n"
+                "    args:\n    - Qwen/Qwen3-8B\n    - -tp\n    - {{ .Values.tensorParallelSize | quote }}\n")
+    [launch], _, _ = _chart(tmp_path, {"pod.yaml": template}, "env:\n- name: VLLM_USE_DEEP_GEMM\n  value: \"1\"\n")
+    assert launch.tokens == ["VLLM_USE_DEEP_GEMM=1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]
+    assert launch.line == 10
+
+
+@pytest.mark.parametrize("action", ["{{- if .Values.model }}\n{{- end }}", "{{ .Values.notSet }}",
+                                    "{{ .Values.model | default \"x\" }}", "{{ .Values.image }}"])
+def test_a_template_with_anything_else_stays_a_template(tmp_path, action):
+    launches, skipped, _ = _chart(tmp_path, {"deployment.yaml": DEPLOYMENT_TEMPLATE + "# " + action + "\n"})
+    assert launches == []
+    assert len(skipped) == 1
+
+
+@pytest.mark.parametrize(("value", "printed"), [(999999, "999999"), (1000000, "1e+06"), (1048576, "1.048576e+06"),
+                                                (0.9, "0.9"), (0.0001, "0.0001"), (0.00001, "1e-05"), (-2, "-2"),
+                                                (123456.5, "123456.5"), (0, "0")])
+def test_numbers_print_as_helm_prints_them(value, printed):
+    from kvguard.scan.helmtemplates import go_number
+
+    assert go_number(value) == printed

@@ -16,6 +16,7 @@ from . import yamlnodes
 from .compose import is_compose_file, project_env_file
 from .configmaps import config_maps_of
 from .dockerfile import dockerfile_launches
+from .helmtemplates import RENDERED_NOTE, render_chart_template
 from .kustomize import kustomized_note
 from .makefile import is_makefile_name, makefile_launches
 from .markdown import markdown_launches
@@ -174,6 +175,15 @@ def _kserve_placeholders_only(text: str, kind: str) -> bool:
 def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: Mapping[str, str],
                    skipped: list[Skip], strategies_from: Optional[str]) -> tuple[bool, list[Launch]]:
     if kind not in ("markdown", "notebook") and _GO_TEMPLATE.search(text) and not _kserve_placeholders_only(text, kind):
+        rendered = render_chart_template(path, text) if kind == "yaml" and path != STDIN else None
+        if rendered is not None:
+            # a chart's template holding only what kvguard renders as Helm does, with the chart's values.yaml
+            read, found = _text_launches(path, rendered.text, kind, explicit, overrides, skipped, strategies_from)
+            for launch in found:
+                launch.line = rendered.lines[launch.line - 1] if 0 < launch.line <= len(rendered.lines) \
+                    else launch.line
+                launch.notes = launch.notes + (RENDERED_NOTE,)
+            return read, found
         # not a deployment file yet: its values are filled in by `helm template`/`helm install`;
         # never fatal, so a chart in the repository does not fail a pre-commit run that names it
         skipped.append(Skip(path, GO_TEMPLATE_REASON))
