@@ -103,9 +103,44 @@ def test_every_occurrence_meets_argparse_s_type_check(serve_json):
         1, "argparse", "vllm serve: error: argument --dp-sync-interval: invalid int value: 'x'")
 
 
-def test_a_numa_list_refused_beside_a_bound_is_undecidable(capsys):
+def test_a_numa_list_refused_beside_a_bound_joins_its_validation_error(serve_json):
     """0.33.0 answered with one ValidationError: the bound's entry, then the NUMA validator's."""
-    status = run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--numa-bind",
-                  "--numa-bind-cpus", "4-7", "2-0", "--elastic-ep-max-dp-size", "0"])
-    assert status == 2
-    assert "NUMA list validators" in capsys.readouterr().err
+    status, data = serve_json("0.33.0", "--numa-bind", "--numa-bind-cpus", "4-7", "2-0", "--elastic-ep-max-dp-size",
+                              "0")
+    assert (status, data["exc_type"], data["wrapped_by"], data["message"]) == (1, "ValidationError", "ParallelConfig",
+                                                                             GE_1)
+    assert data["errors"] == [
+        {"type": "greater_than_equal", "loc": ["elastic_ep_max_dp_size"], "msg": GE_1},
+        {"type": "value_error", "loc": ["numa_bind_cpus"],
+         "msg": "Value error, numa_bind_cpus ranges must be ascending, but got '2-0'."}]
+
+
+def test_numa_lists_both_refused_are_one_validation_error(serve_json):
+    """0.33.0's ParallelConfig(numa_bind_nodes=[-1], numa_bind_cpus=["3-1"], nnodes=0, decode_context_parallel_size=0)
+    in its oracle: the lists' entries after nnodes, before the decode context size; both lists alone as well."""
+    status, data = serve_json("0.33.0", "--nnodes", "0", "--decode-context-parallel-size", "0", "--numa-bind",
+                              "--numa-bind-nodes", "-1", "--numa-bind-cpus", "3-1")
+    assert (status, [(e["type"], e["loc"]) for e in data["errors"]]) == (1, [
+        ("greater_than_equal", ["nnodes"]), ("value_error", ["numa_bind_nodes"]), ("value_error", ["numa_bind_cpus"]),
+        ("greater_than_equal", ["decode_context_parallel_size"])])
+    status, data = serve_json("0.20.0", "--numa-bind", "--numa-bind-nodes", "-1", "--numa-bind-cpus", "x")
+    assert (status, data["exc_type"], data["message"]) == (
+        1, "ValidationError", "Value error, numa_bind_nodes must contain non-negative integers.")
+    assert [(e["type"], e["loc"]) for e in data["errors"]] == [("value_error", ["numa_bind_nodes"]),
+                                                               ("value_error", ["numa_bind_cpus"])]
+
+
+def test_a_numa_validator_s_error_is_placed_at_its_field():
+    """str() of 0.33.0's ParallelConfig(numa_bind_nodes=[-1], numa_bind=True) in its oracle, after the pydantic
+    version its link names."""
+    import re
+
+    import kvguard
+    from kvguard.launch.layout import Host
+
+    verdict = kvguard.examine("0.33.0", ["vllm", "serve", "Qwen/Qwen3-8B", "--numa-bind", "--numa-bind-nodes", "-1"],
+                              host=Host(platform="cpu")).verdict
+    text = re.sub(r"errors\.pydantic\.dev/[0-9.]+/", "errors.pydantic.dev/", str(kvguard.to_exception(verdict)))
+    assert text == ("1 validation error for ParallelConfig\nnuma_bind_nodes\n  Value error, numa_bind_nodes must "
+                    "contain non-negative integers. [type=value_error, input_value=[-1], input_type=list]\n    For "
+                    "further information visit https://errors.pydantic.dev/v/value_error")

@@ -7,8 +7,10 @@ inside ParallelConfig and wrapped by it:
   entry out of the syntax, then a descending range; ``--numa-bind-nodes`` refuses negative nodes there too), and
   ``_validate_parallel_config`` refuses ``--numa-bind-nodes`` / ``--numa-bind-cpus`` without ``--numa-bind`` (after
   the data-parallel external LB check).  An empty or ``None`` entry is refused by pydantic's type validation, whose
-  message names the host's pydantic version: undecidable.  A NUMA list the validators refuse beside a field out of
-  its bound (``-tp 0``, ``--dp-sync-interval 0``): one ValidationError with both, undecidable.
+  message names the host's pydantic version: undecidable.  A field validator's ValueError is the ValidationError's
+  entry at its field (the verdict's ``loc``), the list its input.  Beside a field out of its bound (``-tp 0``,
+  ``--dp-sync-interval 0``, 0.23.0+), one ValidationError with every error in declaration order: the bounded fields
+  up to ``nnodes``, ``numa_bind_nodes``, ``numa_bind_cpus``, then ``decode_context_parallel_size`` and after.
 """
 
 from __future__ import annotations
@@ -48,28 +50,68 @@ def numa_entries(state: Any) -> None:
                             "message, which names the host's pydantic version: kvguard does not quote it")
 
 
+#: ParallelConfig's fields declared after the NUMA lists that a FieldRule bounds (vllm/config/parallel.py,
+#: 0.20.0 - 0.33.0: the lists follow ``nnodes``)
+_DECLARED_AFTER_NUMA = ("decode_context_parallel_size", "dcp_comm_backend")
+
+
 def numa_beside_bounds(state: Any) -> None:
     """0.20.0+: the NUMA lists' field validators report their errors in the same ValidationError as the sizes' and
-    other fields' bounds (the lists are declared between ``nnodes`` and ``decode_context_parallel_size``); kvguard
-    renders the bounds' errors alone, so a launch where both fail is undecidable."""
+    other fields' bounds, in declaration order (the lists are declared between ``nnodes`` and
+    ``decode_context_parallel_size``)."""
     lay = state.layout
     if lay.numa_bind_nodes is None and lay.numa_bind_cpus is None:
         return
     from . import FieldRule
-    from .engine import field_rule_errors
+    from .engine import Refusal, field_rule_errors
     from .table import rows_for
 
-    if not any(isinstance(row, FieldRule) and row.stage == "parallel_config" and field_rule_errors(row, state)
-               for row in rows_for(state.release)):
-        return
+    bounds: tuple = ()
+    for row in rows_for(state.release):
+        if isinstance(row, FieldRule) and row.stage == "parallel_config":
+            bounds = field_rule_errors(row, state)
+            if bounds:
+                break
     numa_entries(state)
-    if nodes_negative(state) or _first_bad_cpuset(state) is not None:
-        state.undecided("ParallelConfig's field bounds and its NUMA list validators both refuse this launch, in one "
-                        "ValidationError whose NUMA entries kvguard does not render beside the bounds'")
+    numa = numa_errors(state)
+    if not numa or not bounds and len(numa) == 1:
+        return  # none, or one of them alone: the FIELD_numa_* rows
+    place = sum(1 for entry in bounds if entry.loc[0] not in _DECLARED_AFTER_NUMA)
+    entries = (*bounds[:place], *numa, *bounds[place:])
+    raise Refusal("ValidationError", entries[0].msg, errors=entries)
+
+
+def numa_errors(state: Any) -> tuple:
+    """The ``value_error`` entries of the NUMA lists' field validators (nodes, then CPUs), each at its field with the
+    list as input: the first failing check of each list."""
+    from ..verdict import ErrorEntry
+
+    out = []
+    nodes = [int(node) for node in list_values(state.layout.numa_bind_nodes)]
+    if any(node < 0 for node in nodes):
+        out.append(ErrorEntry("value_error", ("numa_bind_nodes",), "Value error, " + NODES_NEGATIVE_MESSAGE, nodes,
+                              {"error": ValueError(NODES_NEGATIVE_MESSAGE)}))
+    bad = _first_bad_cpuset(state)
+    if bad is not None:
+        message = CPUS_SYNTAX_MESSAGE if bad[0] == "syntax" else CPUS_DESCENDING_MESSAGE.format(cpuset=bad[1])
+        out.append(ErrorEntry("value_error", ("numa_bind_cpus",), "Value error, " + message,
+                              list_values(state.layout.numa_bind_cpus), {"error": ValueError(message)}))
+    return tuple(out)
+
+
+def _refuse_alone(state: Any, field: str) -> bool:
+    """A NUMA list's validator error alone in the validation: a ValueError wrapped for ParallelConfig, placed at
+    ``field`` with the list as input (the verdict's ``loc`` and ``errors``)."""
+    for entry in numa_errors(state):
+        if entry.loc == (field,):
+            from .engine import Refusal
+
+            raise Refusal("ValueError", entry.ctx["error"].args[0], errors=(entry,))
+    return False
 
 
 def nodes_negative(state: Any) -> bool:
-    return any(int(node) < 0 for node in list_values(state.layout.numa_bind_nodes))
+    return _refuse_alone(state, "numa_bind_nodes")
 
 
 def _first_bad_cpuset(state: Any) -> Any:
@@ -88,12 +130,12 @@ def _first_bad_cpuset(state: Any) -> Any:
 
 def cpus_syntax(state: Any) -> bool:
     bad = _first_bad_cpuset(state)
-    return bad is not None and bad[0] == "syntax"
+    return bad is not None and bad[0] == "syntax" and _refuse_alone(state, "numa_bind_cpus")
 
 
 def cpus_descending(state: Any) -> bool:
     bad = _first_bad_cpuset(state)
-    return bad is not None and bad[0] == "descending"
+    return bad is not None and bad[0] == "descending" and _refuse_alone(state, "numa_bind_cpus")
 
 
 def descending_bind(state: Any) -> dict:

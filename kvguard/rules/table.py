@@ -1698,7 +1698,9 @@ RULES = (
                      "0.29.0+) and --mamba-block-size (greater than 0), "
                      "checked together: a ValidationError for CacheConfig, an error per value out of bounds in "
                      "declaration order ('Input should be less than or equal to 1', …); --cpu-offload-gb from "
-                     "0.17.0 (UVAOffloadConfig, built later) and non-finite values are undecidable"),
+                     "0.17.0 (UVAOffloadConfig, built later) and non-finite values are undecidable; 0.33.0's "
+                     "unknown --kv-cache-dtype beside them joins as its validator's value error, after "
+                     "--gpu-memory-utilization"),
     Check("CC_cache_dtype_unknown", "0.33.0", stage="cache_config", scope="feature",
           when=_cache_config.unknown_cache_dtype, bind=_cache_config.cache_dtype_bind,
           template=_cache_config.CACHE_DTYPE_MESSAGE,
@@ -1896,8 +1898,9 @@ RULES = (
     # ===================== ParallelConfig: pydantic field validation =========
     Step("pc_numa_beside_bounds", "0.20.0", options=("numa_bind_nodes", "numa_bind_cpus"),
          apply=_pflags.numa_beside_bounds,
-         description="a NUMA list its field validators refuse beside a field out of its bound: one ValidationError "
-                     "with both, whose NUMA entries kvguard does not render (undecidable)"),
+         description="a NUMA list its field validators refuse beside a field out of its bound, or both lists "
+                     "refused: one ValidationError, every error in declaration order (the lists' value errors after "
+                     "nnodes, before the decode context size)"),
     FieldRule("FIELD", "0.18.0", "0.22.1",
               fields=(("dcp_comm_backend", "dcp_comm_backend", "literal", ("ag_rs", "a2a")),),
               source=f"{_S_PARALLEL}::ParallelConfig (field types)",
