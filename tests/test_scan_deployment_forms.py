@@ -613,6 +613,21 @@ def test_a_template_is_rendered_with_the_chart_values(tmp_path):
                                                       GO_TEMPLATE_REASON)]
 
 
+def test_the_rendering_stands_for_the_values_guess(tmp_path):
+    # the values alone read as a chart's argument list (kvguard.scan.helm) when no template renders
+    chart_values = "model: Qwen/Qwen3-8B\nvllmArgs: [\"--tensor-parallel-size\", \"2\"]\n"
+    (tmp_path / "values.yaml").write_text(chart_values, encoding="utf-8")
+    [guess], _, _ = find_launches([str(tmp_path)])
+    assert guess.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "2"]
+    (tmp_path / "Chart.yaml").write_text(CHART["Chart.yaml"], encoding="utf-8")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "pod.yaml").write_text(
+        "kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - name: vllm\n    image: vllm/vllm-openai:v0.20.0\n"
+        "    args:\n    - {{ .Values.model }}\n    {{- toYaml .Values.vllmArgs | nindent 4 }}\n", encoding="utf-8")
+    [rendered], _, _ = find_launches([str(tmp_path)])
+    assert (rendered.path, rendered.line) == (str(tmp_path / "templates" / "pod.yaml"), 8)
+
+
 def test_lines_after_a_to_yaml_block_keep_their_template_line(tmp_path):
     template = ("kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - name: vllm\n"
                 "    image: vllm/vllm-openai:v0.20.0\n    env:\n    {{- toYaml .Values.env | nindent 4 }}\n"

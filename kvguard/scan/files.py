@@ -319,7 +319,18 @@ def find_launches(paths: Iterable[str], variables: Optional[Mapping[str, str]] =
         launches += sorted(found, key=lambda found_launch: found_launch.line)
     for where, why in dict.fromkeys(problems):
         skipped.append(Skip(where, why))
-    return _run_by_an_image_only(launches), skipped, files
+    return _rendered_charts_only(_run_by_an_image_only(launches)), skipped, files
+
+
+def _rendered_charts_only(launches: "list[Launch]") -> "list[Launch]":
+    """``launches`` without the guesses from a chart's ``values.yaml`` (:mod:`~kvguard.scan.helm`) when a template of
+    that chart was rendered into a launch (:mod:`~kvguard.scan.helmtemplates`): the rendering is what Helm starts."""
+    charts = {os.path.dirname(os.path.dirname(os.path.abspath(launch.path))) for launch in launches
+              if RENDERED_NOTE in launch.notes}
+    if not charts:
+        return launches
+    return [launch for launch in launches if os.path.basename(launch.path) != "values.yaml"
+            or os.path.dirname(os.path.abspath(launch.path)) not in charts]
 
 
 def _run_by_an_image_only(launches: "list[Launch]") -> "list[Launch]":
