@@ -1312,6 +1312,12 @@ def _checked_part(data: dict, schema: dict) -> dict:
 _MULTIMODAL_READ = frozenset({"mm_shm_cache_max_object_size_mb", "mm_processor_cache_type"})
 #: the encoder-attention FP8 options MultiModalConfig's model validator compares (0.21.0+)
 _MM_FP8_DESTS = ("mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path")
+#: --mm-tensor-ipc torch_shm on a multimodal model (0.19.0+): ModelConfig.verify_with_parallel_config refuses it with
+#: a world size above 1 and VllmConfig.__post_init__ without VLLM_WORKER_MULTIPROC_METHOD=spawn; kvguard renders
+#: neither (undecidable for a multimodal model: the only one whose MultiModalConfig carries it)
+_TORCH_SHM_PROBLEM = ("--mm-tensor-ipc torch_shm: ModelConfig refuses it with more than one GPU (data, tensor or "
+                      "pipeline parallel) and VllmConfig without VLLM_WORKER_MULTIPROC_METHOD=spawn (ValueErrors "
+                      "kvguard does not render)")
 
 
 def _mm_fp8_problem(given: dict[str, Optional[str]]) -> Optional[str]:
@@ -1530,6 +1536,7 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     enable_lora = False
     #: the last value of each encoder-attention FP8 option (_mm_fp8_problem)
     mm_fp8: dict[str, Optional[str]] = {}
+    mm_torch_shm = False
     #: LoRAConfig's numbers as argparse stored them (kvguard.rules.lora_config), kept only with --enable-lora
     lora_numbers: dict[str, Any] = {}
     for opt, values, original, converted in actions:
@@ -1598,6 +1605,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.fields[dest] = values[0]
         if dest in _MM_FP8_DESTS:
             mm_fp8[dest] = values[0] if values and values[0] not in ("", "None") else None
+        if dest == "mm_tensor_ipc":
+            mm_torch_shm = bool(values) and values[0] == "torch_shm"
         if dest == "mm_encoder_attn_backend" and spec.bounds is None and values and values[0] not in ("", "None"):
             # 0.11.1 - 0.11.2 (no measured names): MultiModalConfig refuses a name AttentionBackendEnum lacks
             cmd.fields.setdefault("multimodal_value_problem", (
@@ -1686,6 +1695,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     if mm_fp8_problem is not None:
         # after the fields' bounds, which pydantic checks before the model validator
         cmd.fields.setdefault("multimodal_value_problem", mm_fp8_problem)
+    if mm_torch_shm:
+        cmd.fields.setdefault("multimodal_value_problem", _TORCH_SHM_PROBLEM)
     if kernel_config_moe_backend and cmd.fields.get("moe_backend", "auto") == "auto":
         # --moe-backend, when given, overrides the kernel config's; otherwise the JSON's value is the one
         # vLLM validates and checks, and kvguard reads only the option
