@@ -134,10 +134,13 @@ def main() -> int:
                 cases = (pair_launches(version, model, root, options.pairs, options.seed) if options.pairs
                          else launches(version, model, root))
                 report = _compare_in_batches(version, options.seed, cases, options.batch)
+                by_id = {case["id"]: case for case in cases}
+                for mismatch in report["mismatches"]:
+                    accepted = mismatch["kvguard"].get("ok")
+                    mismatch["skipped"] = _skipped_checks(version, by_id[mismatch["id"]]) if accepted else []
+                    mismatch["class"] = disagreement_class(mismatch["oracle"], mismatch["kvguard"],
+                                                           mismatch["skipped"])
             report["model"] = model
-            for mismatch in report["mismatches"]:
-                mismatch["skipped"] = _skipped_checks(version, mismatch) if mismatch["kvguard"].get("ok") else []
-                mismatch["class"] = disagreement_class(mismatch["oracle"], mismatch["kvguard"], mismatch["skipped"])
             report["classes"] = dict(Counter(m["class"] for m in report["mismatches"]))
             reports.append(report)
             print(version, model, dict(report["counts"]), report["classes"], flush=True)
@@ -158,13 +161,13 @@ def _compare_in_batches(version: str, seed: int, cases: list[dict], batch: int) 
     return merged
 
 
-def _skipped_checks(version: str, mismatch: dict) -> list[str]:
-    """The checks kvguard's acceptance of the launch skipped (the catalog model by name: the same config)."""
+def _skipped_checks(version: str, case: dict) -> list[str]:
+    """The checks kvguard's acceptance of the launch skipped (asked as compare_launches asks: the case's folder)."""
     from kvguard.front import examine
     from kvguard.launch.layout import Host
     from tests.upstream.test_speculative import oracle_host
 
-    report = examine(resolve(version), ["vllm", "serve", mismatch["target"], *mismatch["args"]],
+    report = examine(resolve(version), ["vllm", "serve", case["model_dir"], *case["args"]],
                      host=Host(**oracle_host()), env={})
     return [skip.check for skip in report.verdict.skipped]
 
