@@ -1,6 +1,7 @@
 """Hand tests of LoRAConfig's refusals with --enable-lora (kvguard.rules.lora_config): --max-cpu-loras below
 --max-loras (every release; a final period from 0.14.0), and 0.10.2 - 0.11.0's __post_init__ checks of
---max-lora-rank, --lora-extra-vocab-size and --max-loras, in that order; 0.20.0+'s dual-stream switch off CUDA / ROCm.
+--max-lora-rank, --lora-extra-vocab-size and --max-loras, in that order; 0.11.1+'s field bounds; 0.20.0+'s
+dual-stream switch off CUDA / ROCm; 0.10.2's V0 CPU-offload check and where the class check sits.
 Expected values written by hand from
 vllm/config/lora.py of those releases, as the 0.10.2 / 0.11.0 / 0.13.0 / 0.14.0 / 0.20.0 / 0.33.0 oracles answered."""
 
@@ -75,9 +76,69 @@ def test_0_10_lora_numbers_without_enable_lora_are_never_checked(serve_json):
     assert status == 0 and data["ok"] is True
 
 
-def test_0_33_max_loras_below_one_stays_undecidable(serve_json):
-    status, _data = serve_json("0.33.0", "--enable-lora", "--max-loras", "0", "--max-cpu-loras", "1")
-    assert status == 2
+# 0.11.1+: LoRAConfig's field bounds (max_loras Field(ge=1); 0.31.0+ max_lora_cls_labels Field(default=None, ge=1)),
+# one ValidationError for LoRAConfig with an entry per field, before the model validator (the 0.11.1 / 0.20.0 / 0.31.0
+# / 0.33.0 oracles answered so)
+GE_1 = {"type": "greater_than_equal", "msg": "Input should be greater than or equal to 1"}
+
+
+@pytest.mark.parametrize(("version", "args", "fields"), [
+    ("0.11.1", ("--max-loras", "0", "--max-cpu-loras", "1"), ["max_loras"]),
+    ("0.20.0", ("--max-loras", "-1"), ["max_loras"]),
+    ("0.31.0", ("--max-lora-cls-labels", "0"), ["max_lora_cls_labels"]),
+    ("0.33.0", ("--max-lora-cls-labels", "-2", "--max-loras", "0"), ["max_loras", "max_lora_cls_labels"]),
+    # the bound comes before the model validator's max_cpu_loras check
+    ("0.33.0", ("--max-lora-cls-labels", "0", "--max-cpu-loras", "1", "--max-loras", "2"), ["max_lora_cls_labels"]),
+    # the last value given counts
+    ("0.33.0", ("--max-loras", "2", "--max-loras", "0"), ["max_loras"]),
+])
+def test_lora_field_bounds_are_refused_by_lora_config(serve_json, version, args, fields):
+    status, data = serve_json(version, "--enable-lora", *args)
+    assert (status, data["stage"], data["exc_type"], data["wrapped_by"]) == (1, "lora", "ValidationError",
+                                                                             "LoRAConfig")
+    assert data["errors"] == [{**GE_1, "loc": [field]} for field in fields]
+
+
+@pytest.mark.parametrize(("version", "args"), [
+    ("0.33.0", ("--max-loras", "0")),                                    # no --enable-lora: no LoRAConfig
+    ("0.33.0", ("--max-lora-cls-labels", "-1")),
+    ("0.33.0", ("--enable-lora", "--max-loras", "0", "--max-loras", "3")),
+    ("0.33.0", ("--enable-lora", "--max-lora-cls-labels", "None")),
+    ("0.31.0", ("--enable-lora", "--max-lora-cls-labels", "1")),
+])
+def test_lora_field_bounds_accepted(serve_json, version, args):
+    status, data = serve_json(version, *args)
+    assert status == 0 and data["ok"] is True
+
+
+def test_max_lora_cls_labels_is_no_option_before_0_31(serve_json):
+    status, data = serve_json("0.30.0", "--enable-lora", "--max-lora-cls-labels", "0")
+    assert (status, data["stage"]) == (1, "argparse")
+
+
+# 0.10.2: LoRAConfig.verify_with_cache_config in VllmConfig refuses CPU offload on the V0 engine (the oracle answered so)
+V0_OFFLOAD = "V0 LoRA does not support CPU offload, please use V1."
+
+
+@pytest.mark.parametrize(("env", "args"), [
+    (("VLLM_USE_V1=0",), ("--cpu-offload-gb", "1")),
+    ((), ("--cpu-offload-gb", "2.5", "--preemption-mode", "swap")),    # the V1 oracle's fallback to V0
+])
+def test_0_10_v0_lora_with_cpu_offload_is_refused(serve_json, env, args):
+    status, data = serve_json("0.10.2", "--enable-lora", *args, env=env)
+    assert (status, *_refusal(data)) == (1, "verify", "VC_lora_v0_cpu_offload", "ValueError", "VllmConfig",
+                                         V0_OFFLOAD)
+
+
+@pytest.mark.parametrize(("version", "env", "args"), [
+    ("0.10.2", ("VLLM_USE_V1=1",), ("--enable-lora", "--cpu-offload-gb", "1")),
+    ("0.10.2", ("VLLM_USE_V1=0",), ("--enable-lora", "--cpu-offload-gb", "0")),
+    ("0.10.2", ("VLLM_USE_V1=0",), ("--cpu-offload-gb", "1")),
+    ("0.11.1", (), ("--enable-lora", "--cpu-offload-gb", "1")),
+])
+def test_v0_cpu_offload_accepted(serve_json, version, env, args):
+    status, data = serve_json(version, *args, env=env)
+    assert status == 0 and data["ok"] is True
 
 
 DUAL = "Dual CUDA streams are only supported on CUDA platforms."
@@ -186,6 +247,27 @@ def test_lora_config_refusals_come_before_the_class_check(serve_json):
     status, data = serve_json("0.33.0", "--enable-lora", "--max-cpu-loras", "1", "--max-loras", "2",
                               model="tiiuae/falcon-mamba-7b")
     assert (status, data["check"]) == (1, "LORA_max_cpu_loras")
+
+
+# the class check sits where vLLM runs it: 0.33.0 in VllmConfig after the configs built later than LoRAConfig
+# (LoadConfig) and before the stochastic-rounding check; 0.10.2 - 0.32.0 in the worker, after every VllmConfig check
+# (the 0.20.0 / 0.33.0 oracles answered so)
+def test_later_config_refusals_come_before_the_class_check(serve_json):
+    status, data = serve_json("0.33.0", "--enable-lora", "--safetensors-prefetch-num-threads", "0",
+                              model="tiiuae/falcon-mamba-7b")
+    assert (status, data["stage"], data["exc_type"], data["wrapped_by"]) == (1, "load", "ValidationError",
+                                                                             "LoadConfig")
+
+
+@pytest.mark.parametrize(("version", "status", "check"), [
+    ("0.20.0", 1, "VC_mamba_stochastic_rounding"),     # the worker's class check comes later
+    ("0.32.0", 1, "VC_mamba_stochastic_rounding"),
+    ("0.33.0", 2, None),                                # VllmConfig's class check comes first
+])
+def test_the_class_check_and_stochastic_rounding(serve_json, version, status, check):
+    got, data = serve_json(version, "--enable-lora", "--enable-mamba-cache-stochastic-rounding",
+                           model="tiiuae/falcon-mamba-7b")
+    assert (got, data.get("check")) == (status, check)
 
 
 class _Undecided(Exception):

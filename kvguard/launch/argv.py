@@ -1186,7 +1186,12 @@ _BOUNDED_CARRIERS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_o
                      "max_logprobs": "max_logprobs_out_of_bounds",
                      "safetensors_prefetch_num_threads": "safetensors_prefetch_num_threads_out_of_bounds",
                      "safetensors_prefetch_block_size": "safetensors_prefetch_block_size_out_of_bounds",
-                     "shutdown_timeout": "shutdown_timeout_out_of_bounds"}
+                     "shutdown_timeout": "shutdown_timeout_out_of_bounds",
+                     # LoRAConfig's (kvguard.rules.lora_config field_bounds), kept with --enable-lora only
+                     "max_loras": "lora_max_loras_out_of_bounds",
+                     "max_lora_cls_labels": "lora_max_lora_cls_labels_out_of_bounds"}
+#: the carriers of LoRAConfig's bounds: LoRAConfig is built with --enable-lora only
+_LORA_CARRIERS = ("lora_max_loras_out_of_bounds", "lora_max_lora_cls_labels_out_of_bounds")
 
 
 def _human_readable_zero(values: list[str], release: Release) -> bool:
@@ -1679,6 +1684,9 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
     if enable_lora:
         cmd.fields.update(lora_numbers)
+    else:
+        for carrier in _LORA_CARRIERS:
+            cmd.fields.pop(carrier, None)
     for dest, reason in out_of_bounds.items():
         if dest in _LORA_DESTS and not enable_lora:
             continue    # LoRAConfig is built only with --enable-lora: the value is never validated

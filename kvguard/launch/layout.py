@@ -295,6 +295,10 @@ class Layout:
     lora_max_cpu_loras: Optional[int] = None
     lora_max_lora_rank: Optional[int] = None
     lora_extra_vocab_size: Optional[int] = None
+    #: with --enable-lora only, a last --max-loras / --max-lora-cls-labels outside LoRAConfig's field bound (ge=1;
+    #: 0.11.1+ / 0.31.0+), which the release refuses with a ValidationError (kvguard.rules.lora_config)
+    lora_max_loras_out_of_bounds: Optional[int] = None
+    lora_max_lora_cls_labels_out_of_bounds: Optional[int] = None
     #: 0.33.0's --reasoning-effort-map as given (JSON; None: not given), which validate_parsed_serve_args checks
     #: (kvguard.rules.late_options)
     reasoning_effort_map: Optional[str] = None

@@ -11,6 +11,10 @@ ValidationError for LoRAConfig):
   is ``Field(ge=1)`` (``max_lora_cls_labels`` too from 0.31.0): kvguard.launch.argv leaves a value outside them
   undecidable.  ``_validate_lora_config`` (the model validator, after the fields) keeps the ``max_cpu_loras`` check,
   whose message gains a final period in 0.14.0.
+- 0.11.1 - 0.33.0: the pydantic field bounds, checked before the model validator: ``max_loras`` ``Field(ge=1)``, and
+  from 0.31.0 ``max_lora_cls_labels`` ``Field(default=None, ge=1)``, in that (declaration) order: one ValidationError
+  for LoRAConfig with an error per field out of bounds (:func:`field_bounds`).  No other field of LoRAConfig is bounded
+  (the rank, the 0.11.x extra vocabulary size and ``lora_dtype`` are argparse choices).
 - ``create_engine_config`` hands LoRAConfig ``max_cpu_loras`` only when it is above 0 (else None: it becomes
   ``max_loras``), in every release.
 
@@ -19,20 +23,27 @@ ValidationError for LoRAConfig):
   ROCm; the host fact ``platform``).  A value ``int()`` refuses raises inside the validator: undecidable, as is a TPU
   host from 0.11.1 (the tpu_inference package's platform class).
 
-- 0.26.0+, ``verify_with_model_config`` (run later, in VllmConfig.__post_init__): a model whose architectures name
-  "Inkling" is refused unless INKLING_MULTIMEM_AR is "0".  kvguard does not place that check among VllmConfig's:
-  such a launch is undecidable here, before the checks it would come after.
+VllmConfig.__post_init__ (vllm/config/vllm.py) verifies LoRAConfig against the other configs: 0.10.2 right after
+``CacheConfig.verify_with_parallel_config``, 0.11.1+ right after the sampling / trace replay checks, before the
+stochastic-rounding one.  kvguard's steps there (stage verify) leave undecidable what it does not render, so that the
+refusals vLLM gives before them are rendered:
 
-- 0.33.0, ``verify_with_kernel_config`` (VllmConfig, just before ``verify_with_model_config``): a megakernel MoE
-  backend (vllm/config/kernel.py ``MEGA_MOE_BACKENDS``, or ``aiter_mega_moe``; KernelConfig lower-cases the name and
-  turns "-" into "_") is refused (kvguard.rules.table LC_lora_mega_moe, not placed): undecidable here.
+- 0.10.2, ``verify_with_cache_config``: ``--cpu-offload-gb`` above 0 while the engine config is built for V0
+  (VLLM_USE_V1=0, or the V1 oracle's fallback) is refused (:func:`v0_cpu_offload`, rendered).
+- 0.33.0, ``verify_with_kernel_config``: a megakernel MoE backend (vllm/config/kernel.py ``MEGA_MOE_BACKENDS``, or
+  ``aiter_mega_moe``; KernelConfig lower-cases the name and turns "-" into "_") is refused (kvguard.rules.table
+  LC_lora_mega_moe): undecidable there.
+- 0.33.0, then ``verify_with_model_config``: a model class without the ``SupportsLoRA`` interface
+  (kvguard/data/archs.json's ``supports_lora``: ``isinstance(cls, _SupportsLoRAType)``,
+  vllm/model_executor/models/interfaces.py) is refused ("LoRA is not supported for …"); undecidable there, as is a
+  class kvguard cannot name (an architecture the registry does not hold, e.g. the Transformers backend's).
+- 0.26.0+, in ``verify_with_model_config`` too: a model whose architectures name "Inkling" is refused unless
+  INKLING_MULTIMEM_AR is "0": undecidable there.
 
-- Every release: a model class without the ``SupportsLoRA`` interface (kvguard/data/archs.json's ``supports_lora``:
-  ``isinstance(cls, _SupportsLoRAType)``, vllm/model_executor/models/interfaces.py) is refused.  0.33.0 refuses it in
-  ``verify_with_model_config`` (VllmConfig, after ``verify_with_kernel_config``; "LoRA is not supported for …");
-  0.10.2 - 0.32.0 refuse it when the worker loads the LoRA model (vllm/v1/worker/lora_model_runner_mixin.py, "… does
-  not support LoRA yet.").  kvguard places neither: such a launch is undecidable here, as is one whose class kvguard
-  cannot name (an architecture the registry does not hold, e.g. the Transformers backend's).
+0.10.2 - 0.32.0 refuse a class without ``SupportsLoRA`` only when the worker wraps the model it has built
+(vllm/v1/worker/lora_model_runner_mixin.py ``load_lora_model``, "… does not support LoRA yet.", right after the
+model's construction and before the speculative draft's): kvguard's step there (stage worker, after the model_init
+rows) leaves such a launch undecidable.
 """
 
 from __future__ import annotations
@@ -42,10 +53,10 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "DUAL_STREAM_MESSAGE", "EXTRA_VOCAB_MESSAGE",
-           "EXTRA_VOCAB_SIZES", "MAX_LORAS_MESSAGE", "RANKS", "RANK_MESSAGE", "cpu_loras_below", "cpu_loras_bind",
-           "dual_stream_off_cuda", "extra_vocab_bind", "extra_vocab_refused", "inkling_unmodelled",
-           "lora_class_unmodelled", "max_loras_below_one", "max_loras_bind", "mega_moe_unmodelled", "rank_bind",
-           "rank_refused"]
+           "EXTRA_VOCAB_SIZES", "FIELD_BOUNDS", "MAX_LORAS_MESSAGE", "RANKS", "RANK_MESSAGE", "V0_CPU_OFFLOAD_MESSAGE",
+           "cpu_loras_below", "cpu_loras_bind", "dual_stream_off_cuda", "extra_vocab_bind", "extra_vocab_refused",
+           "field_bounds", "inkling_unmodelled", "lora_class_unmodelled", "max_loras_below_one", "max_loras_bind",
+           "mega_moe_unmodelled", "rank_bind", "rank_refused", "v0_cpu_offload"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
 RANKS = (8, 16, 32, 64, 128, 256, 320, 512)
@@ -106,6 +117,41 @@ def cpu_loras_below(state: Any) -> bool:
 
 def cpu_loras_bind(state: Any) -> dict:
     return {"max_cpu_loras": _cpu_loras(state), "max_loras": _max_loras(state)}
+
+
+#: LoRAConfig's bounded fields in declaration order: (field, layout carrier, first release, bounds)
+FIELD_BOUNDS = (("max_loras", "lora_max_loras_out_of_bounds", "0.11.1", (("ge", 1),)),
+                ("max_lora_cls_labels", "lora_max_lora_cls_labels_out_of_bounds", "0.31.0", (("ge", 1),)))
+
+
+def field_bounds(state: Any) -> None:
+    """0.11.1+: --max-loras / --max-lora-cls-labels below 1 (kvguard.launch.argv carries a last value given outside
+    the bound, with --enable-lora only): one ValidationError for LoRAConfig, an error per field, before the model
+    validator's checks."""
+    from .cache_config import bound_error, broken_bound
+    from .engine import Refusal
+
+    errors = []
+    for name, carrier, since, bounds in FIELD_BOUNDS:
+        value = getattr(state.layout, carrier)
+        if value is None or not state.release.within(since):
+            continue
+        broken = broken_bound(value, bounds)
+        if broken is not None:
+            errors.append(bound_error(name, value, *broken))
+    if errors:
+        raise Refusal("ValidationError", errors[0].msg, errors=tuple(errors))
+
+
+V0_CPU_OFFLOAD_MESSAGE = "V0 LoRA does not support CPU offload, please use V1."
+
+
+def v0_cpu_offload(state: Any) -> bool:
+    """0.10.2: --enable-lora with --cpu-offload-gb above 0 on an engine config built for V0."""
+    from .v1_features import runs_v0_engine
+
+    offload = state.layout.cpu_offload_gb
+    return state.layout.enable_lora and offload is not None and offload > 0 and runs_v0_engine(state)
 
 
 DUAL_STREAM_MESSAGE = "Dual CUDA streams are only supported on CUDA platforms."

@@ -2504,7 +2504,14 @@ RULES = (
     Check("LORA_max_loras", "0.10.2", "0.11.0", options=("lora_max_loras",), stage="lora", scope="feature",
           when=_lora.max_loras_below_one, bind=_lora.max_loras_bind, template=_lora.MAX_LORAS_MESSAGE,
           source="vllm/config/lora.py::LoRAConfig.__post_init__",
-          description="--enable-lora with --max-loras below 1 (0.11.1+: a field bound, undecidable)"),
+          description="--enable-lora with --max-loras below 1 (0.11.1+: a field bound, lora_field_bounds)"),
+    # 0.11.1+: the pydantic field bounds, before the model validator's checks
+    Step("lora_field_bounds", "0.11.1", options=("lora_max_loras_out_of_bounds",
+                                                 "lora_max_lora_cls_labels_out_of_bounds"),
+         stage="lora", apply=_lora.field_bounds,
+         description="--enable-lora with --max-loras / (0.31.0+) --max-lora-cls-labels below 1: a ValidationError "
+                     "for LoRAConfig ('Input should be greater than or equal to 1'), an error per field in "
+                     "declaration order"),
     Check("LORA_max_cpu_loras_0_10", "0.10.2", "0.13.0", options=("lora_max_cpu_loras",), stage="lora",
           scope="feature", when=_lora.cpu_loras_below, bind=_lora.cpu_loras_bind,
           template=_lora.CPU_LORAS_MESSAGE_0_10, source="vllm/config/lora.py::LoRAConfig.__post_init__",
@@ -2517,17 +2524,6 @@ RULES = (
           when=_lora.dual_stream_off_cuda, template=_lora.DUAL_STREAM_MESSAGE,
           source="vllm/config/lora.py::LoRAConfig._validate_lora_config",
           description="--enable-lora with VLLM_LORA_ENABLE_DUAL_STREAM set on a platform other than CUDA / ROCm"),
-    Step("lora_inkling_unmodelled", "0.26.0", options=("enable_lora",), stage="lora", apply=_lora.inkling_unmodelled,
-         description="--enable-lora with an Inkling model: VllmConfig's INKLING_MULTIMEM_AR check is not placed "
-                     "(undecidable)"),
-    Step("lora_mega_moe_unmodelled", "0.33.0", options=("enable_lora",), stage="lora",
-         apply=_lora.mega_moe_unmodelled,
-         description="--enable-lora with a megakernel --moe-backend: VllmConfig's LC_lora_mega_moe is not placed "
-                     "(undecidable)"),
-    Step("lora_class_unmodelled", "0.10.2", options=("enable_lora",), stage="lora",
-         apply=_lora.lora_class_unmodelled,
-         description="--enable-lora for a model class without SupportsLoRA (0.33.0: VllmConfig; before: the worker), "
-                     "not placed (undecidable)"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,
@@ -2826,7 +2822,26 @@ RULES = (
           when=lambda state: _late.trace_replay_without_mrv2(state, _runner), template=_late.TRACE_REPLAY_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig._verify_trace_replay_config",
           description="--enable-trace-replay without the V2 model runner"),
-    # (0.20.0+: after the LoRA config's checks, not modelled) kvguard.rules.mamba_rounding
+    # LoRAConfig verified against the other configs (kvguard.rules.lora_config): 0.10.2 after
+    # CacheConfig.verify_with_parallel_config, 0.11.1+ after the replay checks
+    Check("VC_lora_v0_cpu_offload", "0.10.2", "0.10.2", options=("enable_lora",), stage="verify", scope="feature",
+          when=_lora.v0_cpu_offload, template=_lora.V0_CPU_OFFLOAD_MESSAGE,
+          source="vllm/config/lora.py::LoRAConfig.verify_with_cache_config",
+          description="--enable-lora with --cpu-offload-gb above 0 on the V0 engine (VLLM_USE_V1=0, or the V1 "
+                      "oracle's fallback)"),
+    Step("lora_mega_moe_unmodelled", "0.33.0", options=("enable_lora",), stage="verify",
+         apply=_lora.mega_moe_unmodelled,
+         description="--enable-lora with a megakernel --moe-backend: LoRAConfig.verify_with_kernel_config "
+                     "(LC_lora_mega_moe) is not rendered (undecidable)"),
+    Step("lora_class_unmodelled", "0.33.0", options=("enable_lora",), stage="verify",
+         apply=_lora.lora_class_unmodelled,
+         description="--enable-lora for a model class without SupportsLoRA: LoRAConfig.verify_with_model_config's "
+                     "refusal is not rendered (undecidable)"),
+    Step("lora_inkling_unmodelled", "0.26.0", options=("enable_lora",), stage="verify",
+         apply=_lora.inkling_unmodelled,
+         description="--enable-lora with an Inkling model: LoRAConfig.verify_with_model_config's INKLING_MULTIMEM_AR "
+                     "check is not rendered (undecidable)"),
+    # (0.20.0+: after the LoRA config's checks) kvguard.rules.mamba_rounding
     Check("VC_mamba_stochastic_rounding", "0.20.0", options=("enable_mamba_cache_stochastic_rounding",), stage="verify", scope="feature",
           when=_mamba_rounding.rounding_without_float16, template=_mamba_rounding.ROUNDING_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
@@ -3786,7 +3801,12 @@ RULES = (
                       "excluded) whose tie_weights is the base class's bare NotImplementedError — in 0.24.0 only: "
                       "0.25.0+ the base shares the embedding's weight, so the row never fires in 0.25.x"),
     # ===================== worker start: attention backends ==================
-    # the workers build the models first: the target (model_init above), then the speculative draft
+    # the workers build the models first: the target (model_init above), which 0.10.2 - 0.32.0 wrap for LoRA
+    # (kvguard.rules.lora_config), then the speculative draft
+    Step("w_lora_class_unmodelled", "0.10.2", "0.32.0", options=("enable_lora",), stage="worker",
+         apply=_lora.lora_class_unmodelled,
+         description="--enable-lora for a model class without SupportsLoRA: the worker's refusal as it wraps the "
+                     "model (LoRAModelRunnerMixin.load_lora_model) is not rendered (undecidable)"),
     Step("w_draft_load", "0.10.2", "0.14.1", stage="worker", apply=_sc.draft_loads,
          description="an EAGLE / EAGLE-3 draft whose renamed architecture the registry does not hold (looked up "
                      "only by the workers' model loader before 0.15.0): undecidable, the loader's error is not "

@@ -1,10 +1,13 @@
 """Differential test of LoRAConfig's refusals (kvguard.rules.lora_config) against real releases.
 
-Generates seeded ``vllm serve Qwen/Qwen3-8B`` launches, most with ``--enable-lora``, giving ``--max-loras`` and
+Generates seeded ``vllm serve`` launches of Qwen/Qwen3-8B and of models whose class lacks SupportsLoRA
+(tiiuae/falcon-mamba-7b, state-spaces/mamba-2.8b-hf), most with ``--enable-lora``, giving ``--max-loras`` and
 ``--max-cpu-loras`` values within and outside what LoRAConfig accepts (0, negative, ``None``, below and at the other),
 at times twice (the last value counts), from 0.20.0 at times with VLLM_LORA_ENABLE_DUAL_STREAM (refused on the
-oracle's CPU platform), and on releases whose parser has them ``--max-lora-rank`` /
-``--lora-extra-vocab-size`` values (0.10.2 - 0.11.0 check them in ``__post_init__``); then runs each through the
+oracle's CPU platform), on 0.10.2 at times with VLLM_USE_V1 and ``--cpu-offload-gb``, at times a refusal of a later
+config (LoadConfig's prefetch-threads bound, the stochastic-rounding check), and on releases whose parser has them
+``--max-lora-rank`` / ``--lora-extra-vocab-size`` values (0.10.2 - 0.11.0 check them in ``__post_init__``) and
+``--max-lora-cls-labels`` values (0.31.0+, a field bound like ``--max-loras``'s from 0.11.1); then runs each through the
 release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and through kvguard: the verdicts, and the wrapped
 message, must agree.  Launches kvguard declares undecidable are counted, never compared.
 
@@ -40,7 +43,15 @@ VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.20.0 0.33.0").split()
 VALUES = {"--max-loras": ("1", "2", "4", "0", "-1"),
           "--max-cpu-loras": ("1", "2", "3", "8", "0", "-2", "None"),
           "--max-lora-rank": ("8", "16", "7", "1024"),
-          "--lora-extra-vocab-size": ("256", "512", "300")}
+          "--lora-extra-vocab-size": ("256", "512", "300"),
+          "--max-lora-cls-labels": ("1", "3", "0", "-2", "None")}
+#: the checkpoints: most a class with SupportsLoRA, some without it in every release (Mamba; FalconMamba resolves
+#: to the same class)
+MODELS = (("qwen3-8b", "Qwen/Qwen3-8B", 0.7), ("falcon-mamba-7b", "tiiuae/falcon-mamba-7b", 0.15),
+          ("mamba-2.8b", "state-spaces/mamba-2.8b-hf", 0.15))
+#: refusals of other configs built after LoRAConfig (LoadConfig's bound, 0.21.0+) or verified after its VllmConfig
+#: checks (stochastic rounding, 0.20.0+), where the release's parser has the option
+LATER = {"--safetensors-prefetch-num-threads": ("0", "2"), "--enable-mamba-cache-stochastic-rounding": ()}
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -54,12 +65,19 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
                 continue
             for _ in range(1 if rng.random() < 0.85 else 2):
                 args += [option, rng.choice(values)]
-        extra = {}
+        for option, values in LATER.items():
+            if option in table and rng.random() < 0.15:
+                args += [option, *([rng.choice(values)] if values else [])]
+        extra: dict = {}
         if resolve(version).within("0.20.0") and rng.random() < 0.3:
             # the dual-stream switch, refused on this CPU host's platform (0.20.0+)
             extra["env"] = {"VLLM_LORA_ENABLE_DUAL_STREAM": rng.choice(("1", "0", "2"))}
-        cases.append(launch_case(root, f"l{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), args or ["--enable-lora"],
-                                 **extra))
+        if version == "0.10.2" and rng.random() < 0.3:
+            # 0.10.2's V0 engine refuses LoRA with CPU offload (LoRAConfig.verify_with_cache_config)
+            extra["env"] = {"VLLM_USE_V1": rng.choice(("0", "1"))}
+            args += ["--cpu-offload-gb", rng.choice(("0", "1", "2.5"))]
+        target, name = rng.choices([m[:2] for m in MODELS], weights=[m[2] for m in MODELS])[0]
+        cases.append(launch_case(root, f"l{i}", target, _config(name), args or ["--enable-lora"], **extra))
     return cases
 
 
