@@ -1320,6 +1320,13 @@ _MM_FP8_DESTS = ("mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encod
 #: --mm-tensor-ipc torch_shm on a multimodal model (0.19.0+): ModelConfig.verify_with_parallel_config refuses it with
 #: a world size above 1 and VllmConfig.__post_init__ without VLLM_WORKER_MULTIPROC_METHOD=spawn; kvguard renders
 #: neither (undecidable for a multimodal model: the only one whose MultiModalConfig carries it)
+#: --enable-hc-sp with -tp above 1 (0.32.0+): ModelConfig.verify_with_parallel_config, first thing, refuses it off
+#: CUDA (0.33.0: CUDA and ROCm), for a model class without SupportsHCSP (0.32.0 and 0.33.0 register none but the
+#: qwen4_exp models) and with -pp above 1; kvguard renders none of these
+_HC_SP_SINCE = "0.32.0"
+_HC_SP_PROBLEM = ("--enable-hc-sp with -tp {tp}: vLLM {version}'s ModelConfig.verify_with_parallel_config refuses it "
+                  "off CUDA, for a model class without SupportsHCSP or with -pp above 1 "
+                  "(ValueErrors kvguard does not render)")
 _TORCH_SHM_PROBLEM = ("--mm-tensor-ipc torch_shm: ModelConfig refuses it with more than one GPU (data, tensor or "
                       "pipeline parallel) and VllmConfig without VLLM_WORKER_MULTIPROC_METHOD=spawn (ValueErrors "
                       "kvguard does not render)")
@@ -1542,6 +1549,7 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     #: the last value of each encoder-attention FP8 option (_mm_fp8_problem)
     mm_fp8: dict[str, Optional[str]] = {}
     mm_torch_shm = False
+    hc_sp = False
     #: LoRAConfig's numbers as argparse stored them (kvguard.rules.lora_config), kept only with --enable-lora
     lora_numbers: dict[str, Any] = {}
     for opt, values, original, converted in actions:
@@ -1610,6 +1618,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.fields[dest] = values[0]
         if dest in _MM_FP8_DESTS:
             mm_fp8[dest] = values[0] if values and values[0] not in ("", "None") else None
+        if dest == "enable_hc_sp":
+            hc_sp = opt == "--enable-hc-sp"
         if dest == "mm_tensor_ipc":
             mm_torch_shm = bool(values) and values[0] == "torch_shm"
         if dest == "mm_encoder_attn_backend" and spec.bounds is None and values and values[0] not in ("", "None"):
@@ -1705,6 +1715,9 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
         cmd.fields.setdefault("multimodal_value_problem", mm_fp8_problem)
     if mm_torch_shm:
         cmd.fields.setdefault("multimodal_value_problem", _TORCH_SHM_PROBLEM)
+    tp = cmd.fields.get("tensor_parallel_size")
+    if hc_sp and isinstance(tp, int) and tp > 1 and release.within(_HC_SP_SINCE):
+        raise Undecidable(_HC_SP_PROBLEM.format(tp=tp, version=release.version))
     if kernel_config_moe_backend and cmd.fields.get("moe_backend", "auto") == "auto":
         # --moe-backend, when given, overrides the kernel config's; otherwise the JSON's value is the one
         # vLLM validates and checks, and kvguard reads only the option
