@@ -288,15 +288,27 @@ def test_offloading_without_a_bad_prefetch_group_passes(capsys, args):
     assert (status, data["ok"]) == (0, True)
 
 
-@pytest.mark.parametrize("args,reason", [(("--offload-num-in-group", "0"), "--offload-num-in-group 0: the field is "
-                                                                           "an int >= 1"),
-                                         (("--offload-group-size", "-1"), "--offload-group-size -1: the field is an "
-                                                                          "int >= 0")])
-def test_prefetch_values_below_their_bounds_are_pydantics(capsys, args, reason):
-    """(kvguard reads these options: the release refuses such values in PrefetchOffloadConfig, with pydantic's
-    message, not in its parser)"""
-    err = _undecidable(capsys, "0.20.0", *args)
-    assert reason in err and "pydantic" in err
+GE_ZERO = "Input should be greater than or equal to 0"
+GE_ONE = "Input should be greater than or equal to 1"
+
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.20.0", "0.33.0"])
+@pytest.mark.parametrize("args,errors", [
+    (("--offload-num-in-group", "0"), [("greater_than_equal", ["offload_num_in_group"], GE_ONE)]),
+    (("--offload-group-size", "-1"), [("greater_than_equal", ["offload_group_size"], GE_ZERO)]),
+    # every field out of bounds, in declaration order (group size, number in a group, step), before the group check
+    (("--offload-prefetch-step", "-1", "--offload-num-in-group", "0", "--offload-group-size", "-2"),
+     [("greater_than_equal", ["offload_group_size"], GE_ZERO), ("greater_than_equal", ["offload_num_in_group"], GE_ONE),
+      ("greater_than_equal", ["offload_prefetch_step"], GE_ZERO)]),
+])
+def test_prefetch_values_below_their_bounds_are_refused_by_prefetch_offload_config(capsys, version, args, errors):
+    """PrefetchOffloadConfig's Field(ge=...) bounds (vllm/config/offload.py), checked as it is built for OffloadConfig
+    (tests/upstream/test_engine_options.py on 0.17.0, 0.20.0, 0.33.0)."""
+    status, data = _check(capsys, version, *args)
+    assert (status, data["stage"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "offload", "ValidationError", "PrefetchOffloadConfig", errors[0][2])
+    assert [(e["type"], e["loc"], e["msg"]) for e in data["errors"]] == errors
+
 
 
 # ----- --kv-offloading-backend -----

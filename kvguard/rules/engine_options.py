@@ -30,7 +30,10 @@ releases 0.10.2 - 0.33.0):
   allgather_reducescatter).
 - OffloadConfig (vllm/config/offload.py, 0.17.0+; built after ObservabilityConfig): with ``--offload-backend prefetch``
   or a positive ``--offload-group-size`` the group must hold ``--offload-num-in-group`` layers and the prefetch step
-  be at least 1 (ValueError wrapped by OffloadConfig).
+  be at least 1 (ValueError wrapped by OffloadConfig).  Before, PrefetchOffloadConfig, built as OffloadConfig's
+  argument, bounds its fields (``offload_group_size`` at least 0, ``offload_num_in_group`` at least 1,
+  ``offload_prefetch_step`` at least 0, declared in that order): one ValidationError for PrefetchOffloadConfig, an
+  error per field out of bounds.
 - ``--kv-offloading-backend`` without ``--kv-offloading-size`` (0.11.1 - 0.13.0): the last statement of
   VllmConfig.__post_init__ (``_post_init_kv_transfer_config``): ValueError.  0.14.0+ offloads only with a size.
 - the deprecated structured-output switches ``--guided-decoding-disable-any-whitespace`` (only with the xgrammar or
@@ -57,7 +60,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["ADDITIONAL_PROPERTIES_MESSAGE", "CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE",
-           "EXECUTOR_NONE_MESSAGE", "KV_OFFLOADING_MESSAGE", "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE",
+           "EXECUTOR_NONE_MESSAGE", "KV_OFFLOADING_MESSAGE", "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE", "PREFETCH_BOUNDS",
            "UBATCH_MESSAGE_0_11", "UBATCH_MESSAGE_0_24", "UBATCH_MESSAGE_0_33", "WHITESPACE_MESSAGE",
            "additional_properties_unsupported", "config_format_unknown", "config_read", "dbo_threshold_bind",
            "dbo_thresholds_low", "executor_none", "executor_resolved_late", "executor_unresolvable",
@@ -225,14 +228,22 @@ def _prefetch_values(state: Any) -> tuple[int, int, int]:
     return group, in_group, step
 
 
+#: PrefetchOffloadConfig's bounded fields in declaration order (vllm/config/offload.py, 0.17.0 - 0.33.0)
+PREFETCH_BOUNDS = (("offload_group_size", 0), ("offload_num_in_group", 1), ("offload_prefetch_step", 0))
+
+
 def _prefetch_checked(state: Any) -> bool:
-    group, in_group, step = _prefetch_values(state)
-    for name, value, least in (("offload-group-size", group, 0), ("offload-num-in-group", in_group, 1),
-                               ("offload-prefetch-step", step, 0)):
-        if value < least:
-            state.undecided(f"--{name} {value}: the field is an int >= {least}; PrefetchOffloadConfig refuses it with "
-                            "pydantic's message, which names the host's pydantic version")
-    return state.layout.offload_backend == "prefetch" or group > 0
+    """Whether OffloadConfig's validator checks the prefetch group; first, PrefetchOffloadConfig's field bounds."""
+    from .cache_config import bound_error
+
+    values = _prefetch_values(state)
+    entries = tuple(bound_error(name, value, "ge", least)
+                    for (name, least), value in zip(PREFETCH_BOUNDS, values) if value < least)
+    if entries:
+        from .engine import Refusal
+
+        raise Refusal("ValidationError", entries[0].msg, errors=entries, wrapped_by="PrefetchOffloadConfig")
+    return state.layout.offload_backend == "prefetch" or values[0] > 0
 
 
 def offload_group_invalid(state: Any) -> bool:

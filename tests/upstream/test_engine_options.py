@@ -51,9 +51,10 @@ THRESHOLDS = ("0", "1", "2", "32", "4096", "-2")
 BOOL_WORDS = ("true", "false", "1", "0", "")
 SWITCHES = ("--guided-decoding-disable-any-whitespace", "--guided-decoding-disable-additional-properties")
 SO_BACKENDS = ("auto", "xgrammar", "guidance", "outlines")
-GROUP_SIZES = ("0", "1", "2", "4")
-IN_GROUP = ("1", "2", "3")
-STEPS = ("0", "1", "2")
+#: PrefetchOffloadConfig's bounds too: a group size below 0, fewer than 1 in a group, a step below 0
+GROUP_SIZES = ("0", "1", "2", "4", "-1")
+IN_GROUP = ("1", "2", "3", "0")
+STEPS = ("0", "1", "2", "-1")
 
 
 def _choices(table: dict, option: str) -> list[str]:
@@ -135,7 +136,8 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     return cases
 
 
-run = generated_launches("kvg-engine-options-", generate)
+#: a ValidationError's entries are compared too (PrefetchOffloadConfig's bounds, in declaration order)
+run = generated_launches("kvg-engine-options-", generate, errors=True)
 
 
 test_engine_options_agree_with_real_vllm = launch_differential(
