@@ -637,8 +637,24 @@ def test_lines_after_a_to_yaml_block_keep_their_template_line(tmp_path):
     assert launch.line == 10
 
 
+@pytest.mark.parametrize(("action", "word"), [
+    ("{{ .Values.maxModelLen | int | quote }}", "1048576"),         # a Go int prints its digits
+    ("{{ .Values.maxModelLen | toString }}", "1.048576e+06"),
+    ('{{ .Values.notSet | default "32768" }}', "32768"),
+    ('{{ .Values.empty | default "32768" | quote }}', "32768"),
+    ('{{ .Values.tensorParallelSize | default "8" }}', "2"),
+])
+def test_value_pipelines(tmp_path, action, word):
+    template = ("kind: Pod\napiVersion: v1\nspec:\n  containers:\n  - name: vllm\n"
+                "    image: vllm/vllm-openai:v0.20.0\n    args:\n    - Qwen/Qwen3-8B\n    - --max-model-len\n"
+                f"    - {action}\n")
+    [launch], _, _ = _chart(tmp_path, {"pod.yaml": template}, 'empty: ""\n')
+    assert launch.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", word]
+
+
 @pytest.mark.parametrize("action", ["{{- if .Values.model }}\n{{- end }}", "{{ .Values.notSet }}",
-                                    "{{ .Values.model | default \"x\" }}", "{{ .Values.image }}"])
+                                    "{{ default \"x\" .Values.model }}", "{{ .Values.image }}",
+                                    '{{ .Values.notSet | default "8" | int }}', "{{ .Values.notSet | quote }}"])
 def test_a_template_with_anything_else_stays_a_template(tmp_path, action):
     launches, skipped, _ = _chart(tmp_path, {"deployment.yaml": DEPLOYMENT_TEMPLATE + "# " + action + "\n"})
     assert launches == []

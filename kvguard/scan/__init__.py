@@ -85,7 +85,7 @@ Go templates (Helm chart ``templates/``, helmfile ``*.gotmpl``: any non-Markdown
 with ``{{ .Values… }}``-style actions) are not deployment files until rendered: they are
 listed as skipped, never fatal — except a chart's template (``CHART/templates/*.yaml`` beside the
 chart's ``Chart.yaml`` and ``values.yaml``) whose actions are all ones kvguard renders as Helm does
-(``.Values`` paths, ``quote`` / ``toString`` / ``int``, ``toYaml … | nindent N``, ``.Release.Name``,
+(``.Values`` paths, ``quote`` / ``toString`` / ``int`` / ``default "TEXT"``, ``toYaml … | nindent N``, ``.Release.Name``,
 ``.Chart.*``; numbers print as Helm's float64 do, ``1048576`` as ``1.048576e+06``): it is read rendered
 with the chart's ``values.yaml``, at the template's lines, noted (:mod:`kvguard.scan.helmtemplates`).  A KServe manifest whose only actions are KServe's own metadata
 placeholders (``{{.Name}}`` in a ServingRuntime's ``args``, filled in by its controller) is read as written.  ``-`` reads standard input (:func:`find_launches`).

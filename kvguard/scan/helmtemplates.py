@@ -1,9 +1,11 @@
 """Helm chart templates (``CHART/templates/*.yaml``) rendered with the chart's own ``values.yaml``, when every
-action is one kvguard renders as Helm does: ``{{ .Values.a.b }}`` (with ``| quote``, ``| toString``, ``| int``),
+action is one kvguard renders as Helm does: ``{{ .Values.a.b }}`` (piped through ``quote``, ``toString``, ``int``,
+``default "TEXT"``),
 ``{{ toYaml .Values.a | nindent N }}`` / ``indent N``, ``{{ .Release.Name }}`` / ``.Release.Namespace`` /
 ``.Chart.Name`` / ``.Chart.Version`` / ``.Chart.AppVersion``, comments, and the ``{{-`` / ``-}}`` trims.  Any other
 action (``if``, ``range``, ``with``, ``include``, ``default``, …), a value the chart does not set, or an action over
-several lines leaves the file a template (skipped, as before: :data:`~kvguard.scan.files.GO_TEMPLATE_REASON`).
+several lines (or one kvguard cannot print as Helm would: a nil through ``quote``, ``int`` of text) leaves the file a
+template (skipped, as before: :data:`~kvguard.scan.files.GO_TEMPLATE_REASON`).
 
 Read from Helm's engine and the Go ``text/template`` package: Helm reads values through JSON, so every number is a
 float64 and prints as Go's ``%v`` does (``1048576`` as ``1.048576e+06``: :func:`go_number`); ``quote`` wraps the
@@ -30,7 +32,8 @@ RENDERED_NOTE = ("a Helm chart template, rendered with the chart's values.yaml (
 
 _ACTION = re.compile(r"\{\{(-\s)?\s*(.*?)\s*(\s-)?\}\}")
 _VALUE = re.compile(r"^\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)$")
-_PIPE = re.compile(r"^(\.Values(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*\|\s*(quote|toString|int)$")
+_PIPE = re.compile(r'^(\.Values(?:\.[A-Za-z_][A-Za-z0-9_]*)+)((?:\s*\|\s*(?:quote|toString|int|default\s+"[^"\\]*"))+)$')
+_STEP = re.compile(r'\|\s*(quote|toString|int|default\s+"([^"\\]*)")')
 _TO_YAML = re.compile(r"^toYaml\s+(\.Values(?:\.[A-Za-z_][A-Za-z0-9_]*)+)\s*\|\s*(nindent|indent)\s+(\d+)$")
 
 
@@ -88,6 +91,45 @@ def _scalar(value: object) -> str:
     raise _NotRendered("not a scalar")
 
 
+def _empty(value: object) -> bool:
+    """Sprig's ``empty``, which ``default`` tests: nil, false, 0, "", an empty list or map."""
+    return value is None or value is False or value == 0 and not isinstance(value, bool) or value in ("", [], {})
+
+
+def _pipeline(values: object, path: str, steps: str) -> str:
+    """``.Values.PATH | STEP | …`` with the steps ``default "TEXT"`` (TEXT when the value is empty or not set),
+    ``int`` (a Go int: its digits), ``toString`` and ``quote`` (double quotes around the text; a nil value gives
+    nothing, not rendered here)."""
+    try:
+        value: object = _lookup(values, path)
+    except _NotRendered:
+        value = None
+    text: "str | None" = None       # the value as text once a step has made it one
+    for step in _STEP.finditer(steps):
+        if step.group(2) is not None or step.group(1).startswith("default"):
+            if text is None and _empty(value):
+                value = step.group(2)
+            elif text == "":
+                text = step.group(2)
+            elif text == "0":
+                raise _NotRendered("default of an int")    # empty to sprig, whatever printed it
+        elif step.group(1) == "int":
+            if text is not None or isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise _NotRendered("int of a non-number")
+            text = str(int(value))      # a Go int prints its digits
+        else:
+            if value is None and text is None:
+                raise _NotRendered("nil")
+            text = text if text is not None else _scalar(value)
+            if step.group(1) == "quote":
+                text = json.dumps(text)
+    if text is None:
+        if value is None:
+            raise _NotRendered(path)
+        text = _scalar(value)
+    return text
+
+
 def _evaluate(expression: str, values: object, chart: dict) -> str:
     if expression.startswith("/*") and expression.endswith("*/"):
         return ""
@@ -96,13 +138,7 @@ def _evaluate(expression: str, values: object, chart: dict) -> str:
         return _scalar(_lookup(values, m.group(1)))
     m = _PIPE.match(expression)
     if m:
-        value = _lookup(values, m.group(1)[len(".Values"):])
-        if m.group(2) == "int":
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise _NotRendered("int of a non-number")
-            return str(int(value))
-        text = _scalar(value) if value is not None else ""
-        return json.dumps(text) if m.group(2) == "quote" else text
+        return _pipeline(values, m.group(1)[len(".Values"):], m.group(2))
     m = _TO_YAML.match(expression)
     if m:
         import yaml
