@@ -426,6 +426,10 @@ def _field_reader(rule: FieldRule) -> tuple[Any, tuple[tuple[str, Any], ...]]:
     return getter, checks
 
 
+#: the field kinds that accept None (the option not given): _plainly_valid answers True for None
+_OPTIONAL_KINDS = frozenset(("ge?", "gt?", "range?", "literal?"))
+
+
 def _field_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
     # s: a State, or (field_verdict) a class holding the layout's field values; only getattr reads it (every
     # field in order, as the validation below does: the same first error of a read)
@@ -433,6 +437,8 @@ def _field_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
     for value, (kind, bound) in zip(getter(state), checks):
         if kind == "ge" and type(value) is int and value >= bound:
             continue  # ParallelConfig's sizes, each check: _plainly_valid's first case without its call
+        if value is None and kind in _OPTIONAL_KINDS:
+            continue  # an optional field not given (most of them, each check): _plainly_valid's None cases
         if not _plainly_valid(kind, bound, value):
             break
     else:

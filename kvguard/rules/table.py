@@ -581,8 +581,8 @@ _PER_MODEL = PerFacts(limit=1024)
 
 def _per_model(state, what: str, compute: Callable[[], Any], *flags: Any) -> Any:
     """``compute()``, once per (facts object, release, ``what``, ``flags``)."""
-    release = state.release
-    return _PER_MODEL.get(state.facts, (what, release.version, release.patches, *flags), compute)
+    # the release's key names its version and patches (a str: its hash is kept, a ReleaseNumber's is a call)
+    return _PER_MODEL.get(state.facts, (what, state.per_release.key, *flags), compute)
 
 
 def _qv(state):
