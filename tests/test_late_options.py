@@ -234,12 +234,14 @@ def test_a_positive_replayssm_buffer_passes(serve_json):
     assert serve_json("0.33.0", "--replayssm-buffer-len", "3")[1]["ok"] is True
 
 
-def test_0_33_0s_cache_dtype_check_beside_the_buffer_is_undecidable(serve_json):
+def test_0_33_0s_cache_dtype_check_beside_the_buffer_is_one_validation_error(serve_json):
     """cache_dtype is declared before replayssm_buffer_len: 0.33.0 raises "2 validation errors for CacheConfig" (the
-    validator's value error, then the buffer's bound; the oracle's CacheConfig), which kvguard does not render."""
+    validator's value error, then the buffer's bound; the oracle's CacheConfig)."""
     status, data = serve_json("0.33.0", "--replayssm-buffer-len", "0", "--kv-cache-dtype", "fp4")
-    assert status == 2
-    assert "--kv-cache-dtype 'fp4' and --replayssm-buffer-len 0" in data["reason"]
+    assert (status, data["exc_type"], data["wrapped_by"]) == (1, "ValidationError", "CacheConfig")
+    assert [(e["type"], e["loc"]) for e in data["errors"]] == [("value_error", ["cache_dtype"]),
+                                                               ("greater_than", ["replayssm_buffer_len"])]
+    assert data["errors"][0]["msg"].startswith("Value error, Invalid kv_cache_dtype: 'fp4'. Valid values are: [")
 
 
 # -- 0.30.0+: a watermark config and HiSparse force Model Runner V2 -------------------------------------------------
