@@ -31,8 +31,9 @@ refusals vLLM gives before them are rendered:
 - 0.10.2, ``verify_with_cache_config``: ``--cpu-offload-gb`` above 0 while the engine config is built for V0
   (VLLM_USE_V1=0, or the V1 oracle's fallback) is refused (:func:`v0_cpu_offload`, rendered).
 - 0.33.0, ``verify_with_kernel_config``: a megakernel MoE backend (vllm/config/kernel.py ``MEGA_MOE_BACKENDS``, or
-  ``aiter_mega_moe``; KernelConfig lower-cases the name and turns "-" into "_") is refused (kvguard.rules.table
-  LC_lora_mega_moe): undecidable there.
+  ``aiter_mega_moe``; KernelConfig's field validator lower-cases the name and turns "-" into "_") is refused, the
+  normalised name quoted (:func:`mega_moe_refused`, rendered: the model's own MoE checks come later, in
+  ``KernelConfig.set_platform_defaults``).
 - 0.33.0, then ``verify_with_model_config``: a model class without the ``SupportsLoRA`` interface
   (kvguard/data/archs.json's ``supports_lora``: ``isinstance(cls, _SupportsLoRAType)``,
   vllm/model_executor/models/interfaces.py) is refused ("LoRA is not supported for …"); undecidable there, as is a
@@ -53,10 +54,10 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CPU_LORAS_MESSAGE", "CPU_LORAS_MESSAGE_0_10", "DUAL_STREAM_MESSAGE", "EXTRA_VOCAB_MESSAGE",
-           "EXTRA_VOCAB_SIZES", "FIELD_BOUNDS", "MAX_LORAS_MESSAGE", "RANKS", "RANK_MESSAGE", "V0_CPU_OFFLOAD_MESSAGE",
+           "EXTRA_VOCAB_SIZES", "FIELD_BOUNDS", "MAX_LORAS_MESSAGE", "MEGA_MOE_MESSAGE", "RANKS", "RANK_MESSAGE", "V0_CPU_OFFLOAD_MESSAGE",
            "cpu_loras_below", "cpu_loras_bind", "dual_stream_off_cuda", "extra_vocab_bind", "extra_vocab_refused",
            "field_bounds", "inkling_unmodelled", "lora_class_unmodelled", "max_loras_below_one", "max_loras_bind",
-           "mega_moe_unmodelled", "rank_bind", "rank_refused", "v0_cpu_offload"]
+           "mega_moe_bind", "mega_moe_refused", "rank_bind", "rank_refused", "v0_cpu_offload"]
 
 #: 0.10.2 - 0.11.0's accepted ranks and extra vocabulary sizes
 RANKS = (8, 16, 32, 64, 128, 256, 320, 512)
@@ -193,14 +194,22 @@ _MEGA_MOE = frozenset({"deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl", "flash
                        "aiter_mega_moe"})
 
 
-def mega_moe_unmodelled(state: Any) -> None:
+MEGA_MOE_MESSAGE = ("LoRA is not supported with moe_backend={backend}. Disable LoRA or select a MoE backend that "
+                    "supports LoRA.")
+
+
+def _kernel_moe_backend(state: Any) -> str:
+    """KernelConfig's moe_backend: the option as its field validator normalises it."""
+    return (state.layout.moe_backend or "auto").lower().replace("-", "_")
+
+
+def mega_moe_refused(state: Any) -> bool:
     """0.33.0: --enable-lora with a megakernel --moe-backend (see the module docstring)."""
-    if not state.layout.enable_lora:
-        return
-    backend = (state.layout.moe_backend or "auto").lower().replace("-", "_")
-    if backend in _MEGA_MOE:
-        state.undecided(f"vLLM 0.33.0 refuses --enable-lora with moe_backend={backend!r} "
-                        "(LoRAConfig.verify_with_kernel_config, in VllmConfig), a check kvguard does not place")
+    return state.layout.enable_lora and _kernel_moe_backend(state) in _MEGA_MOE
+
+
+def mega_moe_bind(state: Any) -> dict:
+    return {"backend": repr(_kernel_moe_backend(state))}
 
 
 def lora_class_unmodelled(state: Any) -> None:

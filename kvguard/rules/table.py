@@ -2829,10 +2829,11 @@ RULES = (
           source="vllm/config/lora.py::LoRAConfig.verify_with_cache_config",
           description="--enable-lora with --cpu-offload-gb above 0 on the V0 engine (VLLM_USE_V1=0, or the V1 "
                       "oracle's fallback)"),
-    Step("lora_mega_moe_unmodelled", "0.33.0", options=("enable_lora",), stage="verify",
-         apply=_lora.mega_moe_unmodelled,
-         description="--enable-lora with a megakernel --moe-backend: LoRAConfig.verify_with_kernel_config "
-                     "(LC_lora_mega_moe) is not rendered (undecidable)"),
+    Check("LC_lora_mega_moe", "0.33.0", options=("enable_lora",), stage="verify", scope="feature",
+          when=_lora.mega_moe_refused, bind=_lora.mega_moe_bind, template=_lora.MEGA_MOE_MESSAGE,
+          source="vllm/config/lora.py::LoRAConfig.verify_with_kernel_config",
+          description="--enable-lora with a megakernel --moe-backend (deep_gemm_mega_moe, the FlashInfer MoE-EP "
+                      "ones, aiter_mega_moe; lower-cased, '-' read as '_'), whatever the model"),
     Step("lora_class_unmodelled", "0.33.0", options=("enable_lora",), stage="verify",
          apply=_lora.lora_class_unmodelled,
          description="--enable-lora for a model class without SupportsLoRA: LoRAConfig.verify_with_model_config's "
@@ -3907,7 +3908,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
                                          "selected attention implementation"),
     ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
-    ("LC_lora_mega_moe", "0.33.0", None, "--enable-lora with a megakernel --moe-backend"),
     ("MI_dsv4_mega_moe_routing", "0.22.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE "
                                                  "with a checkpoint's scoring function, top-k normalisation or "
                                                  "expert dtype it does not support)"),

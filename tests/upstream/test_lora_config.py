@@ -5,7 +5,8 @@ Generates seeded ``vllm serve`` launches of Qwen/Qwen3-8B and of models whose cl
 ``--max-cpu-loras`` values within and outside what LoRAConfig accepts (0, negative, ``None``, below and at the other),
 at times twice (the last value counts), from 0.20.0 at times with VLLM_LORA_ENABLE_DUAL_STREAM (refused on the
 oracle's CPU platform), on 0.10.2 at times with VLLM_USE_V1 and ``--cpu-offload-gb``, at times a refusal of a later
-config (LoadConfig's prefetch-threads bound, the stochastic-rounding check), and on releases whose parser has them
+config (LoadConfig's prefetch-threads bound, the stochastic-rounding check), on 0.33.0 at times a megakernel
+``--moe-backend``, and on releases whose parser has them
 ``--max-lora-rank`` / ``--lora-extra-vocab-size`` values (0.10.2 - 0.11.0 check them in ``__post_init__``) and
 ``--max-lora-cls-labels`` values (0.31.0+, a field bound like ``--max-loras``'s from 0.11.1); then runs each through the
 release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and through kvguard: the verdicts, and the wrapped
@@ -65,6 +66,10 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
                 continue
             for _ in range(1 if rng.random() < 0.85 else 2):
                 args += [option, rng.choice(values)]
+        if version == "0.33.0" and rng.random() < 0.15:
+            # 0.33.0's LoRAConfig.verify_with_kernel_config refuses a megakernel MoE backend (any model)
+            args += ["--moe-backend", rng.choice(("deep_gemm_mega_moe", "Flashinfer-MoE-EP-CuteDSL", "aiter_mega_moe",
+                                                  "triton"))]
         for option, values in LATER.items():
             if option in table and rng.random() < 0.15:
                 args += [option, *([rng.choice(values)] if values else [])]
