@@ -208,6 +208,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     # DeepSeek-V4's attention output projections and experts (kvguard.quant.dsv4)
     "o_groups", "o_lora_rank", "expert_dtype", "index_head_dim", "compress_ratios",
     "compress_rates", "swiglu_limit",
+    # DeepSeek-V4's MegaMoE routing checks (kvguard.quant.dsv4.mega_decided)
+    "scoring_func", "norm_topk_prob",
     # Gemma 4's layers (kvguard/data/quant_archs.json family gemma4; vllm/model_executor/models/gemma4.py); the
     # layers that reuse another layer's KV cache (kvguard.kv.kvsize.KV_SHARED_TAIL)
     "enable_moe_block", "use_second_mlp_block", "expert_intermediate_size", "top_k_experts", "num_kv_shared_layers",

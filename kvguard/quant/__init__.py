@@ -1110,9 +1110,15 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     tp = launch.tp
     heads, head_dim, groups = resolved["num_attention_heads"], resolved["head_dim"], resolved["o_groups"]
     hidden = resolved["hidden_size"]
+    # past _dsv4.unmodelled, a MegaMoE name is deep_gemm_mega_moe on the released routing (kvguard.quant.dsv4)
+    mega = _dsv4.mega_experts_path(launch.moe_backend, release)
+    if mega and not launch.ep:
+        # DeepseekV4Model refuses the MegaMoE path without expert parallel before any layer (MI_dsv4_mega_moe_ep)
+        return Outcome(unmodelled=f"the model construction of {_dsv4.ARCH} with --moe-backend {launch.moe_backend} "
+                                  f"without expert parallel (refused before any layer)")
     # DeepseekV4DecoderLayer: the MoE runs sequence-parallel (its shared experts replicated) with expert parallel,
-    # tp > 1 and dp > 1 on one pipeline stage (the auto MoE backend is never a MegaMoE one)
-    sequence_parallel = launch.pp == 1 and launch.ep and tp > 1 and launch.dp > 1
+    # tp > 1 and dp > 1 (or the MegaMoE path, whatever dp) on one pipeline stage
+    sequence_parallel = launch.pp == 1 and launch.ep and tp > 1 and (launch.dp > 1 or mega)
     root = "model.layers.0"
     heads_rank = heads // tp
     heads_step = ("MI_dsv4_flashmla_heads", f"{root}.attn", heads_rank > _dsv4.FLASHMLA_MAX_HEADS,
@@ -1168,7 +1174,13 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                             output_sizes=(size, size), disable_tp=sequence_parallel),
                       Layer(0, f"{root}.ffn.shared_experts.down_proj", "row", input_size=size,
                             output_sizes=(hidden,), disable_tp=sequence_parallel)]
-    if not release.within(_dsv4.TP_EXPERTS_MESSAGE):
+    if mega:
+        # DeepseekV4MoE._init_mega_moe_experts: the EP group (dp x pcp x tp ranks) must divide the experts; the
+        # DeepGEMM MegaMoE experts built after it are checked on the GPU (left open)
+        indivisible = _dsv4.mega_experts_indivisible(resolved["n_routed_experts"], launch.redundant,
+                                                     launch.dp * launch.pcp * tp, release)
+        steps.append(("MI_dsv4_mega_moe_experts", f"{root}.ffn", indivisible is not None, indivisible or {}))
+    elif not release.within(_dsv4.TP_EXPERTS_MESSAGE):
         # 0.20.0 - 0.23.0: a bare assert on the routed experts alone
         steps.append(("MI_dsv4_experts_tp", f"{root}.ffn", resolved["n_routed_experts"] % tp != 0, {}))
     elif not release.within(_dsv4.TP_EXPERTS_DROPPED):
@@ -1176,10 +1188,11 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
         steps.append(("MI_dsv4_experts_tp", f"{root}.ffn", physical % tp != 0,
                       {"experts": physical, "tp": tp}))
     # before 0.24.0 the routed experts are built without EPLB's arguments (no redundant experts, no even split)
-    steps.append(Layer(0, f"{root}.ffn.experts", "moe",
-                       moe=(resolved["n_routed_experts"], hidden, resolved["moe_intermediate_size"],
-                            release.within(_dsv4.EPLB_PASSED))))
-    nvfp4 = _dsv4.nvfp4_experts(experts_dtype, quant_cfg, release)
+    if not mega:
+        steps.append(Layer(0, f"{root}.ffn.experts", "moe",
+                           moe=(resolved["n_routed_experts"], hidden, resolved["moe_intermediate_size"],
+                                release.within(_dsv4.EPLB_PASSED))))
+    nvfp4 = not mega and _dsv4.nvfp4_experts(experts_dtype, quant_cfg, release)
     needs = ["dsv4_default_host"] + (["dsv4_nvfp4_experts"] if nvfp4 else [])
     experts_open = _dsv4.experts_backend_open(experts_dtype, quant_cfg, launch.moe_backend, release, resolved)
     backend_refusal = _dsv4.experts_backend_refusal(experts_dtype, quant_cfg, launch.moe_backend, release, resolved)
@@ -1210,6 +1223,11 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                 _linear(step, launch, fp8, release)
         except _Refused as exc:
             return Outcome(exc.check, exc.values, step.prefix, tuple(needs))
+    if mega:
+        return Outcome(needs=tuple(needs), unmodelled=(
+            f"the model construction of {_dsv4.ARCH}'s DeepGEMM MegaMoE experts (--moe-backend "
+            f"{launch.moe_backend}; built on the GPU after the layers before them and the experts' EP-size assert, "
+            f"which this launch passes) is not modelled"))
     # built: with --enable-eplb, a model that implements no MixtureOfExperts leaves the worker nothing to balance
     return Outcome(needs=tuple(needs), eplb_without_moe_model=launch.eplb and not release.within(
         _dsv4.MIXTURE_OF_EXPERTS))

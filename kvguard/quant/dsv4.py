@@ -98,10 +98,20 @@ are sized by floor divisions) and EPLB.  From 0.32.0 the CUDA config class reads
 the MXFP4 method for a main layer whose ``layers.N.ffn.experts`` it matches (the published lists match none).  Shown
 by the release: tests/upstream/test_dsv4_model.py runs the release's own NVFP4 selection on the CUDA 9.0 stand-in.
 
-``DeepseekV4MoE``'s MegaMoE checks (its ``n_physical_experts=… must be divisible by ep_size=…`` assert among
-them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends from 0.29.0, which also
-make the decoder layer's MoE sequence-parallel): the ``auto`` backend never takes that path, and a MegaMoE name is
-left open here (:func:`megamoe_path`).
+``DeepseekV4MoE``'s MegaMoE path belongs to ``--moe-backend deep_gemm_mega_moe`` (0.22.0+; in 0.29.0 – 0.31.0
+also the FlashInfer MoE-EP backends, :func:`mega_experts_path`), with expert parallel (the model refuses it without,
+before any layer: kvguard.rules.table MI_dsv4_mega_moe_ep).  Read in 0.22.0, 0.23.0, 0.27.0 – 0.33.0: the MoE block
+checks the routing for that path (``sqrtsoftplus`` scoring, from 0.31.0 normalized top-k, ``fp4`` experts), builds
+its router and shared experts (replicated from 0.27.0 when the MoE runs sequence-parallel, which that path makes it
+with expert parallel, tp > 1 and pp 1), then ``_init_mega_moe_experts`` asserts that the EP group (dp x pcp x tp
+ranks) divides the experts: bare, on the routed experts alone, in 0.22.x; from 0.23.0 on the routed + redundant
+ones (``--eplb-config``'s ``num_redundant_experts``) with ``n_physical_experts=… must be divisible by ep_size=….
+Adjust num_redundant_experts.``.  Decided for ``deep_gemm_mega_moe`` on the released routing (``scoring_func``
+sqrtsoftplus, ``norm_topk_prob`` true, ``expert_dtype`` fp4, all written in the config), NVFP4 exports included (the
+checkpoint's experts are not read before the assert): the layers before the experts as for ``auto``, then the assert
+(:func:`mega_experts_indivisible`); the DeepGEMM MegaMoE experts built after it need a GPU (left open).  Another
+MegaMoE name (the FlashInfer MoE-EP ones, ``aiter_mega_moe``) or other routing stay open; where the assert fails there, the release refuses whatever comes first,
+and the launch is undecidable (kvguard.rules.table, never accepted).
 
 Left open (reported as not modelled): other architectures of the family (the vision
 model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, an ``expert_dtype`` that is neither
@@ -124,10 +134,12 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
-__all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "NVFP4_HOST_ENV", "SINCE",
-           "TP_EXPERTS_DROPPED", "attention_backend", "attention_refused", "expert_dtype", "experts_backend_open",
-           "experts_backend_refusal", "kv_cache_refused", "megamoe_path", "moe_backend_refused", "mxfp4_map",
-           "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing", "shared_intermediate", "unmodelled"]
+__all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "MEGA_EXPERTS_MESSAGE",
+           "MEGA_EXPERTS_SINCE", "NVFP4_HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "attention_backend",
+           "attention_refused", "expert_dtype", "experts_backend_open", "experts_backend_refusal", "kv_cache_refused",
+           "mega_decided", "mega_experts_indivisible", "mega_experts_path", "megamoe_path", "moe_backend_refused",
+           "mxfp4_map", "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing", "shared_intermediate",
+           "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
 ARCH = DSV4_ARCH
@@ -171,6 +183,19 @@ DEFAULT_ALL2ALL = "allgather_reducescatter"
 HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16",
             "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS",
             "VLLM_MXFP4_USE_MARLIN")
+
+#: the first release whose DeepSeek-V4 MoE block has the MegaMoE path (``deep_gemm_mega_moe``): its experts assert that
+#: the EP group divides the routed experts (bare)
+MEGA_EXPERTS_SINCE = "0.22.0"
+#: the first release whose MegaMoE assert counts the redundant experts and says so
+MEGA_EXPERTS_MESSAGE = "0.23.0"
+#: the releases whose MoE block also sends the FlashInfer MoE-EP backends down the MegaMoE path (``use_mega_moe``
+#: is ``moe_backend in MEGA_MOE_BACKENDS``; from 0.32.0 only the native name)
+MEGA_FLASHINFER = ("0.29.0", "0.31.0")
+_NATIVE_MEGA = "deep_gemm_mega_moe"
+_FLASHINFER_MEGA = ("flashinfer_moe_ep_mega_deep_gemm", "flashinfer_moe_ep_mega_cutedsl")
+#: the first release whose MegaMoE path refuses un-normalized top-k probabilities
+MEGA_RENORMALIZE = "0.31.0"
 
 #: the first release whose FP8 config builds ModelOpt's NVFP4 experts (``ModelOptNvFp4FusedMoE``, group 16) for FP4
 #: experts when the checkpoint's quantization config says ``moe_quant_algo: NVFP4`` (any case; before, the key is
@@ -322,11 +347,13 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
         # FP4 experts' checkpoints): its checks are not the block-FP8 ones kvguard applies
         return (f"the model construction of {ARCH} with weight_block_size [32, 32] and FP4 experts (ModelOpt MXFP8 "
                 f"linears, from vLLM {MXFP8_LINEARS}) is not modelled")
-    if megamoe_path(moe_backend):
+    mega = megamoe_path(moe_backend)
+    if mega and not mega_decided(moe_backend, resolved, release):
         # the MoE block takes another path (its own experts, the sequence-parallel choice) from its first line
         return (f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled (the MegaMoE "
                 f"experts' path)")
-    if nvfp4_experts(experts, quant_cfg, release):
+    if nvfp4_experts(experts, quant_cfg, release) and not mega:
+        # (the MegaMoE path builds DeepGEMM's MXFP4 experts whatever the checkpoint's experts are, after its assert)
         why = _nvfp4_unmodelled(resolved, quant_cfg, release)
         if why is not None:
             return why
@@ -351,6 +378,33 @@ def nvfp4_experts(experts: "Any", quant_cfg: "Mapping[str, Any]", release) -> bo
     algo = quant_cfg.get("moe_quant_algo")
     return (experts == "fp4" and release.within(NVFP4_EXPERTS) and isinstance(algo, str)
             and algo.upper() == "NVFP4")
+
+
+def mega_experts_path(moe_backend: str, release) -> bool:
+    """Whether DeepseekV4MoE builds its experts with ``_init_mega_moe_experts`` for this --moe-backend (0.22.0+:
+    ``deep_gemm_mega_moe``; 0.29.0 – 0.31.0 also the FlashInfer MoE-EP names)."""
+    if not release.within(MEGA_EXPERTS_SINCE):
+        return False
+    return moe_backend == _NATIVE_MEGA or (moe_backend in _FLASHINFER_MEGA and release.within(*MEGA_FLASHINFER))
+
+
+def mega_experts_indivisible(n_routed: int, redundant: int, ep_size: int, release) -> "Optional[dict]":
+    """The values of ``_init_mega_moe_experts``' assert when the EP group does not divide the experts (None: it
+    does): 0.22.x the routed experts alone (a bare assert, no values), from 0.23.0 routed + redundant."""
+    if not release.within(MEGA_EXPERTS_MESSAGE):
+        return None if n_routed % ep_size == 0 else {}
+    physical = n_routed + redundant
+    return None if physical % ep_size == 0 else {"experts": physical, "ep": ep_size}
+
+
+def mega_decided(moe_backend: str, resolved: "Mapping[str, Any]", release) -> bool:
+    """Whether the MegaMoE path is decided up to its experts' assert: ``deep_gemm_mega_moe`` with the released
+    routing written in the config, which its own checks take (the checkpoint's experts' quantization is not read
+    before the assert: DeepGEMM's MXFP4 experts are built after it)."""
+    if moe_backend != _NATIVE_MEGA or not release.within(MEGA_EXPERTS_SINCE):
+        return False
+    return (resolved.get("scoring_func") == "sqrtsoftplus" and resolved.get("norm_topk_prob") is True
+            and resolved.get("expert_dtype") == "fp4")
 
 
 def megamoe_path(moe_backend: str) -> bool:
