@@ -854,6 +854,7 @@ def _mi_undecided(state) -> bool:
     """MI_model: never refuses; skips the model-construction checks when kvguard cannot decide them
     (an architecture or quantization method it does not model, an unknown host fact)."""
     state._mi_skip = True
+    _dsv4_mega_refused_undecided(state)
     out = _mi(state)
     if "refined_fp8_moe_kernel" in out.needs:
         capability = state.need("gpu_capability")
@@ -907,6 +908,38 @@ def _mi_undecided(state) -> bool:
                 state.unmodelled(f"{name} changes the FP8 MoE backend selection of online FP8 experts (not modelled)")
     state._mi_skip = False
     return False
+
+
+def _dsv4_mega_refused_undecided(state) -> None:
+    """DeepSeek-V4's MegaMoE experts assert that the EP group (dp x pcp x tp ranks) divides the routed (+ redundant)
+    experts: a launch that fails it is refused by the release whatever is raised first.  Where kvguard does not
+    decide what comes first (the construction left open, another host or platform, a variable steering the
+    experts' selection), the launch is undecidable, never accepted with the model step skipped."""
+    from kvguard.quant import dsv4 as _dsv4
+
+    archs = state.facts.architectures
+    moe_backend = state.layout.moe_backend or "auto"
+    if not archs or archs[0] != _dsv4.ARCH or not state.ep or not _dsv4.mega_experts_path(moe_backend,
+                                                                                           state.release):
+        return
+    routed = state.facts.resolved.get("n_routed_experts")
+    if type(routed) is not int or routed < 1:
+        return
+    ep_size = state.dp * state.pcp * state.tp
+    if _dsv4.mega_experts_indivisible(routed, state.redundant, ep_size, state.release) is None:
+        return
+    out = _mi(state)
+    host = state.host
+    decided = (out.check is not None and getattr(host, "platform", None) == "cuda"
+               and getattr(host, "gpu_capability", None) == _MODELLED_CAPABILITY
+               and not any(_environ.steers(state, name) for name in _dsv4.HOST_ENV))
+    if not decided:
+        counted = (f"{routed} routed experts" if not state.release.within(_dsv4.MEGA_EXPERTS_MESSAGE)
+                   else f"{routed} routed + {state.redundant} redundant experts")
+        state.undecided(f"DeepSeek-V4's MegaMoE experts (--moe-backend {moe_backend}) assert that the EP group "
+                        f"divides the experts, and {counted} do not divide by ep_size={ep_size} (dp x pcp x tp): "
+                        f"the release refuses the launch, but what it raises first is not decided here ("
+                        f"{out.unmodelled or 'the host is not CUDA compute capability 90 in the default environment'})")
 
 
 def _dsv4_host(state, nvfp4_experts: bool = False) -> None:
@@ -1252,6 +1285,10 @@ _DSV4_MEGA_EP = ("DeepSeek V4 MegaMoE currently requires expert parallel. Enable
                  "or pick a different moe backend.")
 _DSV4_MEGA_EP_WHAT = ("DeepSeek-V4 (CUDA) with a MegaMoE --moe-backend needs --enable-expert-parallel (raised before "
                       "any layer is built)")
+_S_DSV4_MOE_MEGA = ("vllm/models/deepseek_v4/nvidia/model.py::DeepseekV4MoE._init_mega_moe_experts "
+                    "(kvguard.quant.dsv4)")
+_DSV4_MEGA_EXPERTS_WHAT = ("DeepSeek-V4 (CUDA) on the MegaMoE path: the EP group (dp x pcp x tp) must divide the "
+                           "experts, after layer 0's attention and the MoE block's shared experts")
 _S_LINEAR = "vllm/model_executor/layers/linear.py"
 _S_FP8 = "vllm/model_executor/layers/quantization/fp8.py"
 _S_FP8_UTILS = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
@@ -3496,6 +3533,14 @@ RULES = (
           source="vllm/models/deepseek_v4/attention.py::_resolve_dsv4_kv_cache_dtype (kvguard.quant.dsv4)",
           description="DeepSeek-V4's sparse-MLA attention (FlashMLA's FP8 block layout on compute capability 9.0): "
                       "a --kv-cache-dtype other than auto or an fp8 one"),
+    Check("MI_dsv4_mega_moe_experts", "0.22.0", "0.22.1", stage="model_init", exc="AssertionError", scope="feature",
+          options=("moe_backend",), when=lambda state: _mi_fires(state, "MI_dsv4_mega_moe_experts"), template="",
+          source=_S_DSV4_MOE_MEGA, description=_DSV4_MEGA_EXPERTS_WHAT + " (a bare assert on the routed experts)"),
+    Check("MI_dsv4_mega_moe_experts", "0.23.0", stage="model_init", exc="AssertionError", scope="feature",
+          options=("moe_backend",), when=lambda state: _mi_fires(state, "MI_dsv4_mega_moe_experts"),
+          bind=_mi_values,
+          template="n_physical_experts={experts} must be divisible by ep_size={ep}. Adjust num_redundant_experts.",
+          source=_S_DSV4_MOE_MEGA, description=_DSV4_MEGA_EXPERTS_WHAT + " (routed + redundant)"),
     Check("MI_dsv4_experts_tp", "0.20.0", "0.23.0", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_dsv4_experts_tp"), template="",
           source="vllm/model_executor/models/deepseek_v4.py, vllm/models/deepseek_v4/nvidia/model.py "
@@ -3911,6 +3956,4 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("MI_dsv4_mega_moe_routing", "0.22.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE "
                                                  "with a checkpoint's scoring function, top-k normalisation or "
                                                  "expert dtype it does not support)"),
-    ("MI_dsv4_mega_moe_experts", "0.23.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE: "
-                                                 "routed + redundant experts must divide by the EP size)"),
 )
