@@ -29,7 +29,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 #: each report: the issue, the kind, the model (a catalog id), the flags after it, the environment, the releases to
-#: check (the user's, or the nearest kvguard knows), the layout (construct reports) and what the user reported
+#: check (the user's, or the nearest kvguard knows), the layout and the engine options the runner sets besides
+#: (construct reports: ``layout``, ``engine_args``) and what the user reported
 REPORTS = [
     {"issue": "https://github.com/vllm-project/vllm/issues/25292", "kind": "construct",
      "model": "Qwen/Qwen3-30B-A3B-FP8", "args": ["-tp", "4"], "layout": {"tp": 4},
@@ -186,6 +187,15 @@ REPORTS = [
      "reported": "the reporter's -pp 3 attempt after \"AssertionError: n_physical_experts=256 must be divisible by "
                  "ep_size=3\" (DeepSeek-V4-Flash-0731, 2026-08-16; its error is cut; the catalog's V4-Flash "
                  "stands in)"},
+    {"issue": "https://github.com/vllm-project/vllm/issues/52435", "kind": "construct",
+     "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "args": ["-dp", "3", "--enable-expert-parallel", "--moe-backend", "deep_gemm_mega_moe", "--kv-cache-dtype",
+              "fp8"],
+     "layout": {"tp": 1, "dp": 3, "ep": True}, "engine_args": {"moe_backend": "deep_gemm_mega_moe"},
+     "releases": ["0.28.0", "0.30.0", "0.33.0"],
+     "reported": "AssertionError: n_physical_experts=256 must be divisible by ep_size=3. Adjust "
+                 "num_redundant_experts. (DeepSeek-V4-Flash-0731 over three data-parallel ranks with expert "
+                 "parallel and the MegaMoE backend, 2026-08-16; the catalog's V4-Flash stands in)"},
     {"issue": "https://github.com/vllm-project/vllm/pull/55914", "kind": "serve",
      "model": "deepseek-ai/DeepSeek-V4-Pro",
      "args": ["--trust-remote-code", "--kv-cache-dtype", "fp8", "--block-size", "256", "--enable-expert-parallel",
@@ -313,7 +323,8 @@ def oracle_construct(report: dict, version: str) -> dict:
         from tests.upstream.test_dsv4_model import cut as dsv4_cut
 
         cases = [{"config": dsv4_cut(config), "layouts": [dict(report["layout"])],
-                  "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True}]
+                  "engine_args": {"kv_cache_dtype": "fp8", **report.get("engine_args", {})},
+                  "kv_after_config": True}]
     else:
         cases = [{"config": cut(config), "layouts": [dict(report["layout"])]}]
     return compare(version, cases, run_runner("quant_runner.py", python, python_env, cases))
