@@ -69,8 +69,6 @@ DECLINED = [
     ("0.20.0", ["--mm-processor-kwargs", "1"], "takes an object"),
     ("0.20.0", ["--mm-processor-kwargs", "[1]"], "takes an object"),
     ("0.33.0", ["--override-generation-config", '"s"'], "takes an object"),
-    ("0.20.0", ["--enable-lora", "--max-loras", "0"], "the field is an int >= 1"),
-    ("0.20.0", ["--max-loras", "3", "--enable-lora", "--max-loras", "0"], "the field is an int >= 1"),
     ("0.20.0", ["--optimization-level", "x"], "the release accepts '0', '1', '2', '3'"),
 ]
 
@@ -110,6 +108,11 @@ CARRIED = [
     ("0.33.0", ["--elastic-ep-max-dp-size", "0", "--elastic-ep-max-dp-size", "2"], {}),
     ("0.20.0", ["--kv-cache-metrics-sample", "0.5", "--kv-cache-metrics-sample", "2"],
      {"kv_cache_metrics_sample_out_of_bounds": 2.0}),
+    # LoRAConfig's, with --enable-lora only (tests/test_lora_config.py)
+    ("0.20.0", ["--enable-lora", "--max-loras", "0"], {"lora_max_loras_out_of_bounds": 0}),
+    ("0.20.0", ["--max-loras", "3", "--enable-lora", "--max-loras", "0"], {"lora_max_loras_out_of_bounds": 0}),
+    ("0.33.0", ["--max-lora-cls-labels", "-1", "--enable-lora"], {"lora_max_lora_cls_labels_out_of_bounds": -1}),
+    ("0.33.0", ["--max-loras", "0", "--max-lora-cls-labels", "0"], {}),
 ]
 
 
