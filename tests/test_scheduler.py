@@ -174,16 +174,35 @@ def test_human_readable_scheduler_options_within_bounds_pass(serve_json, version
     assert (status, data["ok"]) == (0, True)
 
 
-@pytest.mark.parametrize(("version", "value"), [("0.26.0", "0"), ("0.31.0", "0k")])
-def test_zero_scheduled_tokens_with_a_speculative_config_is_undecidable(capsys, version, value):
+SCHEDULED_ZERO = ("max_num_scheduled_tokens is set to {} based on the speculative decoding settings, which does not "
+                  "allow any tokens to be scheduled. Increase max_num_batched_tokens to accommodate the additional "
+                  "draft token slots, or decrease num_speculative_tokens")
+NGRAM_3 = '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'
+
+
+@pytest.mark.parametrize(("version", "value", "remedy"), [("0.26.0", "0", " or max_num_seqs."), ("0.27.0", "0", " or max_num_seqs."),
+                                                          ("0.28.0", "0", "."), ("0.31.0", "0k", ".")])
+def test_zero_scheduled_tokens_with_a_speculative_config_is_refused(serve_json, version, value, remedy):
     """Within the field's bound to 0.31.x, but VllmConfig._set_max_num_scheduled_tokens refuses 0 with any
-    speculative config (0.29.0's ValueError 'max_num_scheduled_tokens is set to 0 based on the speculative decoding
-    settings, …', wrapped by VllmConfig); where it falls among VllmConfig's checks is not modelled."""
-    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B",
-                  "--max-num-scheduled-tokens", value, "--speculative-config",
-                  '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'])
+    speculative config, first among its checks (the CPU oracle's answer on 0.27.0 and 0.28.0 for an ngram draft;
+    0.28.0 drops max_num_seqs from the remedies); kvguard had left it undecidable."""
+    status, data = serve_json(version, "--max-num-scheduled-tokens", value, "--speculative-config", NGRAM_3)
+    assert (status, data["exc_type"], data["wrapped_by"], data["check"], data["message"]) == (
+        1, "ValueError", "VllmConfig", "VC_spec_scheduled_tokens", SCHEDULED_ZERO.format(0) + remedy)
+
+
+@pytest.mark.parametrize("version", ["0.26.0", "0.27.1"])
+def test_scheduled_tokens_given_with_a_speculative_config_are_undecidable_before_0_28_0(serve_json, version):
+    """0.26.0 - 0.27.x check a given --max-num-scheduled-tokens plus the draft's slots times max_num_seqs against the
+    batched tokens (whatever the method): kvguard does not carry the value."""
+    status, data = serve_json(version, "--max-num-scheduled-tokens", "4096", "--speculative-config", NGRAM_3)
     assert status == 2
-    assert "VllmConfig refuses --max-num-scheduled-tokens 0 with a speculative config" in capsys.readouterr().err
+    assert "does not read that value" in data["reason"]
+
+
+def test_scheduled_tokens_given_with_a_speculative_config_start_from_0_28_0(serve_json):
+    status, data = serve_json("0.28.0", "--max-num-scheduled-tokens", "4096", "--speculative-config", NGRAM_3)
+    assert (status, data["ok"]) == (0, True)
 
 
 DSPARK_7 = '{"num_speculative_tokens":7,"method":"dspark","enforce_eager":true}'
@@ -203,27 +222,72 @@ def test_dspark_batch_sized_by_the_launch_is_decided_where_max_num_seqs_no_longe
     assert (status, data["ok"]) == (0, True)
 
 
-@pytest.mark.parametrize(("version", "batched"), [("0.27.0", "120"), ("0.30.0", "7")])
-def test_dspark_batch_stays_undecidable_where_the_reckoning_is_not_followed(serve_json, version, batched):
-    """0.20.0 - 0.27.0 take the slots times max_num_seqs; batched tokens not above the draft's token count are not
-    followed either."""
+@pytest.mark.parametrize(("version", "batched", "seqs", "scheduled"), [("0.27.0", "36", "6", 0), ("0.25.0", "30", "6", -6)])
+def test_dspark_batch_left_without_a_token_before_0_28_0(serve_json, version, batched, seqs, scheduled):
+    """0.20.0 - 0.27.x take the draft's new slots (DSpark drafts in parallel: seven tokens less one) times
+    max_num_seqs from the batched tokens (written by hand from _set_max_num_scheduled_tokens; the CPU oracle answers
+    a Qwen3 DSpark draft's 6 batched tokens on 0.27.0 with 'set to -30')."""
     status, data = serve_json(version, "--kv-cache-dtype", "fp8", "--max-num-batched-tokens", batched,
+                              "--max-num-seqs", seqs, "--speculative-config", DSPARK_7,
+                              model="deepseek-ai/DeepSeek-V4-Flash")
+    assert (status, data["exc_type"], data["wrapped_by"], data["check"], data["message"]) == (
+        1, "ValueError", "VllmConfig", "VC_spec_scheduled_tokens", SCHEDULED_ZERO.format(scheduled) + " or max_num_seqs.")
+
+
+def test_dspark_batch_at_its_new_slots_on_0_30_0(serve_json):
+    status, data = serve_json("0.30.0", "--kv-cache-dtype", "fp8", "--max-num-batched-tokens", "6",
                               "--max-num-seqs", "6", "--speculative-config", DSPARK_7,
                               model="deepseek-ai/DeepSeek-V4-Flash")
-    assert status == 2
-    assert "kvguard does not model that reckoning" in data["reason"]
+    assert (status, data["check"], data["message"]) == (
+        1, "VC_spec_scheduled_tokens", "VllmConfig does not have enough slots to schedule a token and support the "
+        "speculative decoding settings. Got max_num_batched_tokens=6 and scheduled_token_delta=6.")
 
 
-@pytest.mark.parametrize("batched", ["2", "3"])
-def test_mtp_batch_at_the_lookahead_tokens_is_undecidable_on_0_33_0(serve_json, batched):
-    """0.33.0 refuses batched tokens at or below num_lookahead_tokens for an MTP draft too ("VllmConfig does not have
-    enough slots to schedule a token and support the speculative decoding settings. Got max_num_batched_tokens=2 and
-    num_lookahead_tokens=2.", the release's answer in the CPU oracle): kvguard accepted it; now undecidable up to the
-    tokens plus one."""
+def test_mtp_batch_at_the_lookahead_tokens_is_refused_on_0_33_0(serve_json):
+    """0.33.0 refuses batched tokens at or below num_lookahead_tokens for an MTP draft too (the release's answer in
+    the CPU oracle); kvguard accepted it, then left it undecidable."""
     status, data = serve_json("0.33.0", "--speculative-config", '{"method":"mtp","num_speculative_tokens":2}',
-                              "--max-num-batched-tokens", batched, model="Qwen/Qwen3.5-9B")
+                              "--max-num-batched-tokens", "2", model="Qwen/Qwen3.5-9B")
+    assert (status, data["exc_type"], data["wrapped_by"], data["check"], data["message"]) == (
+        1, "ValueError", "VllmConfig", "VC_spec_scheduled_tokens", "VllmConfig does not have enough slots to schedule "
+        "a token and support the speculative decoding settings. Got max_num_batched_tokens=2 and "
+        "num_lookahead_tokens=2.")
+
+
+DRAFT_1B = '{"method":"draft_model","model":"meta-llama/Llama-3.2-1B-Instruct","num_speculative_tokens":3}'
+
+
+@pytest.mark.parametrize(("args", "scheduled"), [(("--max-num-batched-tokens", "64", "--max-num-seqs", "64"), 0),
+                                                 (("--max-num-batched-tokens", "100"), 0),
+                                                 (("--max-num-batched-tokens", "90", "--max-num-seqs", "91"), None)])
+def test_draft_model_batch_on_0_24_0(serve_json, args, scheduled):
+    """A draft model's one new slot per sequence times max_num_seqs (0.20.0 - 0.27.x): 64 - 64 leaves none; 100
+    batched tokens cap the default max_num_seqs at 100 (the CPU oracle answered 64 / 64 and 128 batched tokens alone
+    with 'set to 0' for Qwen3-8B with a small Qwen3 draft); fewer batched tokens than sequences are SchedulerConfig's
+    refusal first."""
+    status, data = serve_json("0.24.0", *args, "--speculative-config", DRAFT_1B,
+                              model="meta-llama/Llama-3.1-8B-Instruct")
+    if scheduled is None:
+        assert (status, data["check"]) == (1, "SCH_batched_below_seqs")
+    else:
+        assert (status, data["check"], data["message"]) == (
+            1, "VC_spec_scheduled_tokens", SCHEDULED_ZERO.format(scheduled) + " or max_num_seqs.")
+
+
+@pytest.mark.parametrize("args", [("--max-num-batched-tokens", "100", "--max-num-seqs", "50"), ("--max-num-seqs", "16"),
+                                  ()])
+def test_draft_model_batch_with_a_token_left_starts_on_0_24_0(serve_json, args):
+    status, data = serve_json("0.24.0", *args, "--speculative-config", DRAFT_1B,
+                              model="meta-llama/Llama-3.1-8B-Instruct")
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_draft_model_batch_above_the_default_sequences_is_undecidable_on_0_24_0(serve_json):
+    """512 batched tokens, max_num_seqs the host's default (128 to 1,024, not modelled): 512 - 1 x default."""
+    status, data = serve_json("0.24.0", "--max-num-batched-tokens", "512", "--speculative-config", DRAFT_1B,
+                              model="meta-llama/Llama-3.1-8B-Instruct")
     assert status == 2
-    assert "at or below the draft's lookahead tokens" in data["reason"]
+    assert "host's default max_num_seqs" in data["reason"]
 
 
 @pytest.mark.parametrize("version", ["0.32.0", "0.33.0"])

@@ -1567,6 +1567,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
                 # 0 is within the bound to 0.31.x, and VllmConfig refuses it with a speculative config
                 cmd.fields["max_num_scheduled_tokens_zero"] = (
                     not isinstance(converted, _OutOfBounds) and _human_readable_zero(values, release))
+                cmd.fields["max_num_scheduled_tokens_given"] = (
+                    not isinstance(converted, _OutOfBounds) and bool(values) and values[0] not in ("", "None"))
         elif isinstance(converted, _OutOfBounds):
             out_of_bounds[dest] = converted.reason
         else:

@@ -237,8 +237,10 @@ class Layout:
     shutdown_timeout_out_of_bounds: Optional[int] = None
     custom_histogram_buckets_given: bool = False
     #: --max-num-scheduled-tokens given as 0 (within its bound on 0.26.0 - 0.31.0), which VllmConfig refuses with a
-    #: speculative config (kvguard.rules.scheduler scheduled_tokens_with_drafting)
+    #: speculative config, and given within its bound at all, which 0.26.0 - 0.27.x's VllmConfig checks against the
+    #: batched tokens with one (kvguard.rules.scheduler scheduled_tokens_refusal)
     max_num_scheduled_tokens_zero: bool = False
+    max_num_scheduled_tokens_given: bool = False
     #: options the V1 engine refuses (EngineArgs._check_feature_supported, 0.11.1+) or falls back to V0 for
     #: (0.10.2 / 0.11.0's V1 oracle), with vLLM's defaults: read only by kvguard.rules.feature_support
     logits_processor_pattern: Optional[str] = None

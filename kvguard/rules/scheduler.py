@@ -35,6 +35,11 @@ VllmConfig; pydantic wraps their ValueError in a ValidationError for SchedulerCo
 Only batched tokens the launch gives are read: EngineArgs' default is never below the maximum length without
 chunked prefill.  A maximum length the host decides (``-1`` / ``auto``, 0.14.0+) is not followed.  0.10.2's V0
 engine keeps a chunked-prefill switch the launch gives; its own default (long contexts on a GPU) is not modelled.
+
+With a speculative config, ``VllmConfig._set_max_num_scheduled_tokens`` (vllm/config/vllm.py, 0.20.0 - 0.33.0, after
+the HiSparse checks; the slots from ``SpeculativeConfig.max_num_new_slots_for_drafting`` in vllm/config/speculative.py,
+0.33.0's ``VllmConfig.num_lookahead_tokens``) refuses a batch left with no token to schedule
+(:func:`scheduled_tokens_refusal`); the host's default batch sizes, where they decide, leave it undecidable.
 """
 
 from __future__ import annotations
@@ -45,11 +50,13 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ACTIVE_MESSAGE", "LENGTH_MESSAGE", "LONG_PARTIAL_MESSAGE", "LOOKAHEAD_MESSAGE", "PARTIAL_CHUNKED_MESSAGE",
-           "PARTIAL_MIN_MESSAGE", "SEQS_MESSAGE", "THRESHOLD_MESSAGE", "active_above_seqs", "batched_below_length",
-           "batched_below_seqs", "field_bounds", "long_partial_out_of_range", "lookahead_negative",
-           "partial_needs_chunked", "partial_below_one", "pooling_launch", "scheduled_tokens_with_drafting",
-           "threshold_above_length", "threshold_above_length_with_partial"]
+__all__ = ["ACTIVE_MESSAGE", "LENGTH_MESSAGE", "LONG_PARTIAL_MESSAGE", "LOOKAHEAD_MESSAGE", "LOOKAHEAD_SLOTS_MESSAGE",
+           "PARTIAL_CHUNKED_MESSAGE", "PARTIAL_MIN_MESSAGE", "SCHEDULED_NONE_MESSAGE", "SCHEDULED_NONE_MESSAGE_0_28",
+           "SEQS_MESSAGE", "SLOTS_MESSAGE", "THRESHOLD_MESSAGE", "active_above_seqs", "batched_below_length",
+           "batched_below_seqs", "field_bounds", "long_partial_out_of_range", "lookahead_negative", "lookahead_tokens",
+           "partial_below_one", "partial_needs_chunked", "pooling_launch", "scheduled_tokens_bind",
+           "scheduled_tokens_refusal", "scheduled_tokens_refused", "threshold_above_length",
+           "threshold_above_length_with_partial"]
 
 LENGTH_MESSAGE = ("max_num_batched_tokens ({batched}) is smaller than max_model_len ({length}). This effectively "
                   "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
@@ -291,54 +298,187 @@ def partial_bind(state: Any) -> dict:
     return {"partial": _partial(state), "long": state.layout.max_long_partial_prefills}
 
 
-#: the releases whose VllmConfig._set_max_num_scheduled_tokens compares the batched tokens with the draft's new slots
-#: per request alone (SpeculativeConfig.max_num_new_slots_for_drafting: 0, 1, K - 1 or K for K speculative tokens);
-#: 0.20.0 - 0.27.0 take those slots times max_num_seqs, 0.33.0 adds checks of its own
+#: VllmConfig._set_max_num_scheduled_tokens (vllm/config/vllm.py) with a speculative config, in three forms:
+#: 0.20.0 - 0.27.x take the draft's new slots per request times max_num_seqs from the batched tokens and refuse a
+#: batch left with no token to schedule; 0.28.0 - 0.32.0 compare the batched tokens with those slots alone
+#: (SpeculativeConfig.max_num_new_slots_for_drafting, reckoned anew); 0.33.0 with VllmConfig.num_lookahead_tokens
+SLOTS_TIMES_SEQS_RECKONING = ("0.20.0", "0.27.1")
 SLOTS_ONLY_RECKONING = ("0.28.0", "0.32.0")
-#: from this release VllmConfig compares the batched tokens with num_lookahead_tokens, for every method that drafts
-#: from the target's hidden states or with a draft model (SpeculativeConfig.use_eagle / uses_draft_model)
 LOOKAHEAD_RECKONING = "0.33.0"
+#: the methods whose lookahead is their speculative tokens on 0.33.0 (use_eagle() or uses_draft_model(); DFlash and
+#: a DSpark draft that does not sample from its anchor take one more)
 LOOKAHEAD_METHODS = frozenset({"eagle", "eagle3", "mtp", "dflash", "dspark", "draft_model"})
 
+#: the scheduled tokens left at or below 0 (0.20.0 - 0.27.x: the slots times max_num_seqs taken off; 0.26.0+ also an
+#: explicit --max-num-scheduled-tokens 0, within the field's bound to 0.31.x)
+SCHEDULED_NONE_MESSAGE = ("max_num_scheduled_tokens is set to {scheduled} based on the speculative decoding "
+                          "settings, which does not allow any tokens to be scheduled. Increase max_num_batched_tokens "
+                          "to accommodate the additional draft token slots, or decrease num_speculative_tokens or "
+                          "max_num_seqs.")
+#: 0.28.0 - 0.31.x: the same refusal without max_num_seqs among the remedies
+SCHEDULED_NONE_MESSAGE_0_28 = ("max_num_scheduled_tokens is set to {scheduled} based on the speculative decoding "
+                               "settings, which does not allow any tokens to be scheduled. Increase "
+                               "max_num_batched_tokens to accommodate the additional draft token slots, or decrease "
+                               "num_speculative_tokens.")
+SLOTS_MESSAGE = ("VllmConfig does not have enough slots to schedule a token and support the speculative decoding "
+                 "settings. Got max_num_batched_tokens={batched} and scheduled_token_delta={delta}.")
+LOOKAHEAD_SLOTS_MESSAGE = ("VllmConfig does not have enough slots to schedule a token and support the speculative "
+                           "decoding settings. Got max_num_batched_tokens={batched} and "
+                           "num_lookahead_tokens={lookahead}.")
 
-def scheduled_tokens_with_drafting(state: Any) -> None:
-    """0.20.0+: VllmConfig takes the draft's new slots per sequence (a draft model: one; parallel drafting: the
-    speculative tokens less one) times max_num_seqs from the batched tokens, and refuses a batch left with no token.
-    kvguard does not model that (the default max_num_seqs is the host's): a launch that sizes the batch itself with
-    such a draft is undecidable.  0.28.0 - 0.32.0 compare the batched tokens with those slots alone (at most the
-    speculative tokens, one for an autoregressive draft model): batched tokens above that leave the launch decided
-    (found from vllm-project/vllm-ascend#13717's DSpark launch, undecidable before).  0.33.0 compares them with
-    the draft's lookahead tokens instead, for EAGLE / EAGLE3 / MTP drafts too (kvguard accepted those): batched
-    tokens not above the speculative tokens plus one are undecidable there.  With any speculative config it refuses ``--max-num-scheduled-tokens 0`` (within the
-    field's bound on 0.26.0 - 0.31.0): undecidable too (where it falls among VllmConfig's checks is not followed)."""
+#: the smallest default max_num_seqs (SchedulerConfig.DEFAULT_MAX_NUM_SEQS, the CPU platform's API server's): a
+#: launch's batched tokens at or below it cap the default
+_SMALLEST_DEFAULT_SEQS = 128
+#: the smallest default batched tokens where ParallelConfig.use_batched_dp_moe may hold (expert parallelism with data
+#: parallelism: SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_BATCHED_DP) or on a TPU host
+_SMALLEST_DEFAULT_BATCHED_DP = 256
+
+
+def _new_slots(state: Any, spec: Any) -> "Optional[int]":
+    """SpeculativeConfig.max_num_new_slots_for_drafting (0.20.0 - 0.32.0), None where the token count is unknown."""
+    tokens = spec.num
+    if type(tokens) is not int:
+        return None
+    draft_model = spec.method == "draft_model"
+    if state.release.within(*SLOTS_TIMES_SEQS_RECKONING):
+        return (tokens - 1 if spec.parallel_drafting else 0) + (1 if draft_model else 0)
+    if spec.method == "dflash":
+        return tokens
+    if spec.parallel_drafting:
+        return tokens if draft_model else tokens - 1
+    return 1 if draft_model else 0
+
+
+def _dspark_samples_from_anchor(spec: Any) -> "Optional[bool]":
+    """``getattr(draft hf_config, "sample_from_anchor", True)`` as a truth value: the draft checkpoint's key (the
+    speculators format's rewrite sets it, False by default); None where kvguard holds no checkpoint config."""
+    draft = spec.draft
+    raw = None if draft is None else draft.raw
+    if not isinstance(raw, dict) or not raw:
+        return None
+    return bool(raw.get("sample_from_anchor", "speculators_model_type" not in raw))
+
+
+def lookahead_tokens(state: Any) -> "Optional[int]":
+    """0.33.0's VllmConfig.num_lookahead_tokens: the speculative tokens for EAGLE / EAGLE3 / MTP / draft-model and
+    anchor-sampling DSpark drafts, one more for DFlash and a DSpark draft that does not sample from its anchor, 0 for
+    the others; None where kvguard cannot tell."""
+    spec = state.sc
+    tokens = spec.num
+    if spec.method not in LOOKAHEAD_METHODS:
+        return 0
+    if type(tokens) is not int:
+        return None
+    if spec.method == "dflash":
+        return tokens + 1
+    if spec.method == "dspark":
+        anchor = _dspark_samples_from_anchor(spec)
+        return None if anchor is None else tokens + (0 if anchor else 1)
+    return tokens
+
+
+def _batched_floor(state: Any, seqs: "Optional[int]") -> "Optional[int]":
+    """The least batched tokens EngineArgs may give a launch that leaves them unset: min(max_num_seqs x max_model_len,
+    the host's default), that default never below 2,048 (256 with expert and data parallelism, or on a TPU)."""
+    length = _length(state)
+    if length is None:
+        return None
+    layout = state.layout
+    smallest = (_SMALLEST_DEFAULT_BATCHED_DP if state.host.platform == "tpu"
+                or (layout.enable_expert_parallel and layout.data_parallel_size > 1) else _SMALLEST_DEFAULT_BATCHED)
+    return min((seqs if seqs is not None else _SMALLEST_DEFAULT_SEQS) * length, smallest)
+
+
+def _defaults_ratio(state: Any) -> int:
+    """The least default batched tokens per default sequence (2,048 / 256 on a GPU, 8,192 / 1,024 on a large one,
+    2,048 / 128 per CPU rank, both doubled in throughput mode); 1 where the batched tokens may default to 256."""
+    layout = state.layout
+    if state.host.platform == "tpu" or (layout.enable_expert_parallel and layout.data_parallel_size > 1):
+        return 1
+    return 8
+
+
+def scheduled_tokens_refusal(state: Any) -> "Optional[tuple[str, dict]]":
+    """VllmConfig._set_max_num_scheduled_tokens's refusal of a speculative launch (0.20.0+): the message template
+    and its values, None where it starts; undecided where the host's batch defaults decide.
+
+    - an explicit ``--max-num-scheduled-tokens 0`` (0.26.0 - 0.31.x, within the field's bound) is refused first;
+      another value given on 0.26.0 - 0.27.x is checked against the batched tokens less the slots (not modelled);
+    - 0.20.0 - 0.27.x: the batched tokens less the draft's new slots per request times max_num_seqs at or below 0;
+    - 0.28.0 - 0.32.0: the batched tokens at or below those slots (reckoned anew: K for DFlash, K - 1 for parallel
+      drafting, K for a parallel draft model, 1 for an autoregressive one);
+    - 0.33.0: the batched tokens at or below num_lookahead_tokens (:func:`lookahead_tokens`)."""
     spec = getattr(state, "sc", None)
     if spec is None:
-        return
-    if state.layout.max_num_scheduled_tokens_zero:
-        state.undecided("VllmConfig refuses --max-num-scheduled-tokens 0 with a speculative config (no token left to "
-                        "schedule); kvguard does not render where that check falls among VllmConfig's")
-    lookahead = state.release.within(LOOKAHEAD_RECKONING) and spec.method in LOOKAHEAD_METHODS
-    if not (spec.method == "draft_model" or spec.parallel_drafting or lookahead):
-        return
-    layout = state.layout
-    if layout.max_num_batched_tokens is None and layout.max_num_seqs is None:
-        return
-    # (batched tokens the host decides are never below 2,048, the smallest default)
-    batched = layout.max_num_batched_tokens if layout.max_num_batched_tokens is not None else 2048
-    tokens = spec.num
-    if state.release.within(*SLOTS_ONLY_RECKONING):
-        # 0.28.0 - 0.32.0 no longer multiply by max_num_seqs: they refuse batched tokens at or below the draft's new
-        # slots per request, never more than its token count (one for a draft model's own), whatever max_num_seqs
-        if type(tokens) is int and type(batched) is int and batched > max(tokens, 1):
-            return
-    elif lookahead:
-        # 0.33.0+: batched tokens at or below num_lookahead_tokens (the token count, one more for a fill-in draft)
-        # are refused, whatever max_num_seqs (a DFlash / DSpark batch only lowers max_num_active_seqs)
-        if type(tokens) is int and type(batched) is int and batched > tokens + 1:
-            return
-        state.undecided("VllmConfig refuses batched tokens at or below the draft's lookahead tokens (its speculative "
-                        "tokens, one more for a fill-in draft); kvguard does not render where that check falls "
-                        "among VllmConfig's")
-        return
-    state.undecided("VllmConfig refuses a batch the draft's new slots (times max_num_seqs) leave with no token "
-                    "to schedule; kvguard does not model that reckoning")
+        return None
+    release, layout = state.release, state.layout
+    if layout.max_num_scheduled_tokens_zero:
+        template = SCHEDULED_NONE_MESSAGE if release.within(*SLOTS_TIMES_SEQS_RECKONING) else SCHEDULED_NONE_MESSAGE_0_28
+        return template, {"scheduled": 0}
+    batched, seqs = layout.max_num_batched_tokens, layout.max_num_seqs
+    length = _length(state)
+    if batched is None and seqs is not None and length is not None and _batched_floor(state, seqs) == seqs * length:
+        batched = seqs * length                # max_num_seqs x max_model_len, at or below every default
+    if release.within(*SLOTS_TIMES_SEQS_RECKONING):
+        if layout.max_num_scheduled_tokens_given:
+            # (the option is 0.26.0+)
+            state.undecided("VllmConfig checks --max-num-scheduled-tokens plus the draft's new slots times "
+                            "max_num_seqs against the batched tokens; kvguard does not read that value")
+        slots = _new_slots(state, spec)
+        if slots == 0:
+            return None
+        if slots is None:
+            state.undecided("VllmConfig takes the draft's new slots times max_num_seqs from the batched tokens, and "
+                            "kvguard does not know the draft's token count")
+            return None                        # (undecided raises)
+        if batched is not None and seqs is None and batched <= _SMALLEST_DEFAULT_SEQS:
+            seqs = batched                     # the host's default max_num_seqs is capped at the batched tokens
+        if batched is not None and seqs is not None:
+            scheduled = batched - slots * seqs
+            return (SCHEDULED_NONE_MESSAGE, {"scheduled": scheduled}) if scheduled <= 0 else None
+        if batched is None:
+            # the batched tokens the host defaults to, never below the floor, leave a token per sequence's slots
+            floor = _batched_floor(state, seqs)
+            if seqs is not None and floor is not None and slots * seqs < floor:
+                return None
+            if seqs is None and floor is not None and slots < min(_length(state) or 0, _defaults_ratio(state)):
+                return None
+        state.undecided("VllmConfig takes the draft's new slots times max_num_seqs from the batched tokens, and the "
+                        "host's default max_num_seqs / max_num_batched_tokens (its GPUs and the usage context) decide "
+                        "whether a token is left to schedule (not modelled)")
+    if release.within(*SLOTS_ONLY_RECKONING):
+        threshold, template, name = _new_slots(state, spec), SLOTS_MESSAGE, "delta"
+    elif release.within(LOOKAHEAD_RECKONING):
+        threshold, template, name = lookahead_tokens(state), LOOKAHEAD_SLOTS_MESSAGE, "lookahead"
+    else:
+        return None
+    if threshold == 0:
+        return None
+    if threshold is None:
+        # (a DSpark draft whose anchor sampling kvguard cannot read: its lookahead is the tokens or one more)
+        most = spec.num + 1 if type(spec.num) is int else None
+        floor = batched if batched is not None else _batched_floor(state, seqs)
+        if most is not None and floor is not None and floor > most:
+            return None
+        state.undecided("VllmConfig refuses batched tokens at or below the draft's lookahead tokens, and kvguard "
+                        "does not know the draft's token count or whether a DSpark draft samples from its anchor")
+        return None                            # (undecided raises)
+    if batched is not None:
+        return (template, {"batched": batched, name: threshold}) if batched <= threshold else None
+    floor = _batched_floor(state, seqs)
+    if floor is not None and threshold < floor:
+        return None
+    state.undecided("VllmConfig refuses batched tokens at or below the draft's new slots, and the host's default "
+                    "max_num_batched_tokens (its GPUs and the usage context) decides them (not modelled)")
+    return None
+
+
+def scheduled_tokens_refused(state: Any) -> bool:
+    return scheduled_tokens_refusal(state) is not None
+
+
+def scheduled_tokens_bind(state: Any) -> dict:
+    refusal = scheduled_tokens_refusal(state)
+    assert refusal is not None
+    template, values = refusal
+    return {"message": template.format(**values)}

@@ -2656,12 +2656,6 @@ RULES = (
                  "ECTransferConfig.is_encode_only in vllm/config/ec_transfer.py)",
           description="--ec-transfer-config with an ec_connector and ec_role ec_producer (a producer, not ec_both) "
                       "for a model whose class takes no multimodal input (no MultiModalConfig)"),
-    Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
-         apply=_scheduler.scheduled_tokens_with_drafting,
-         description="VllmConfig._set_max_num_scheduled_tokens: with a draft model or parallel drafting, a batch the "
-                     "launch sizes (--max-num-batched-tokens / --max-num-seqs) may be left with no token to "
-                     "schedule, and with any speculative config --max-num-scheduled-tokens 0 (within its bound on "
-                     "0.26.0-0.31.0) is refused (not modelled: undecidable)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
     # 0.30.0+: what forces Model Runner V2 before the variable (kvguard.rules.late_options), first: where vLLM reads it
@@ -3105,6 +3099,17 @@ RULES = (
           source=f"{_S_KERNEL}::bind_passthrough_all2all_backend",
           description="all2all_backend='passthrough' (Python API only: the CLI does not offer it) needs a "
                       "FlashInfer MoE-EP --moe-backend"),
+    # VllmConfig._set_max_num_scheduled_tokens (kvguard.rules.scheduler), after the HiSparse checks, before the CUDA
+    # graph mode's KV connector lookup and the platform's config hook
+    Check("VC_spec_scheduled_tokens", "0.20.0", speculative=True, stage="verify", scope="feature",
+          when=_scheduler.scheduled_tokens_refused, bind=_scheduler.scheduled_tokens_bind, template="{message}",
+          source=f"{_S_VLLM}::VllmConfig._set_max_num_scheduled_tokens",
+          description="a speculative launch left with no token to schedule: --max-num-scheduled-tokens 0 "
+                      "(0.26.0-0.31.0); batched tokens at or below the draft's new slots per request times "
+                      "max_num_seqs (0.20.0-0.27.x), those slots alone (0.28.0-0.32.0), or num_lookahead_tokens "
+                      "(0.33.0: the speculative tokens for EAGLE / EAGLE3 / MTP / draft-model drafts, one more for "
+                      "DFlash and a DSpark draft that does not sample from its anchor); where the host's batch "
+                      "defaults decide, undecidable"),
     Check("PLAT_cuda_pcp_dp", "0.30.0", "0.30.0", stage="verify", scope="env",
           when=lambda state: state.pcp > 1 and state.dp > 1 and state.need("platform") == "cuda",
           template="PCP does not support data parallelism on CUDA yet.",

@@ -313,6 +313,57 @@ def dspark_launches(version: str, root: str) -> list[dict]:
     return cases
 
 
+#: the drafts of the sized-batch launches, by method: (draft directory or None, targets it fits)
+_BATCH_DRAFTS = (("draft_model", "draft-small", None), ("eagle", "EAGLE-head", None), ("eagle3", "EAGLE3-head", None),
+                 ("eagle3", "spec-eagle3", None), ("mtp", None, "Qwen/Qwen3.5-9B"),
+                 ("dspark", "dspark_qwen3_block7", "Qwen/Qwen3-8B"), ("dspark", "dspark-fill-in", "Qwen/Qwen3-8B"),
+                 ("draft_model", "draft-small", "parallel"))
+#: batched tokens and sequences around the thresholds (the draft's tokens, one more, the slots times the sequences,
+#: the smallest default max_num_seqs 128)
+_BATCHED = [None, None, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 64, 100, 128, 129, 256, 2048]
+_SEQS = [None, None, None, 1, 2, 3, 4, 8, 16, 64, 128, 256, 512]
+
+
+def batched_launches(seed: int, n: int, version: str, root: str) -> list[dict]:
+    """Speculative launches that size their own batch (``--max-num-batched-tokens`` / ``--max-num-seqs``, sometimes
+    ``--max-num-scheduled-tokens``) with a draft model (autoregressive or parallel), EAGLE / EAGLE-3 heads, a Qwen3.5
+    MTP target and Qwen3 DSpark drafts that do and do not sample from their anchor: VllmConfig's
+    ``_set_max_num_scheduled_tokens`` (0.20.0+) and SchedulerConfig's batch checks before it."""
+    rng = random.Random(f"batched-{seed}-{version}")
+    vt = tuple(int(x) for x in version.split("+")[0].split("."))
+    cases = []
+    for i in range(n):
+        method, draft, fits = rng.choice([d for d in _BATCH_DRAFTS if d[0] != "dspark" or vt >= (0, 25, 0)])
+        target_name = fits if fits not in (None, "parallel") else rng.choice(("Qwen/Qwen3-8B",
+                                                                              "meta-llama/Llama-3.1-8B-Instruct"))
+        target = _config(target_name)
+        drafts = _drafts(target_name, target) if target_name != "Qwen/Qwen3.5-9B" else {}
+        if target_name == "Qwen/Qwen3-8B":
+            drafts["dspark-fill-in"] = dict(_dspark_qwen3(target, 7), sample_from_anchor=False)
+        case_root = os.path.join(root, f"b{i}")
+        spec: dict = {"method": method, "num_speculative_tokens": rng.choice([1, 2, 3, 4, 5, 7, 8])}
+        if draft is not None:
+            spec["model"] = os.path.join(case_root, draft)
+        if fits == "parallel":
+            spec["parallel_drafting"] = True
+        args = ["--speculative-config", json.dumps(spec)]
+        batched, seqs = rng.choice(_BATCHED), rng.choice(_SEQS)
+        if batched is not None and seqs is not None and seqs > batched and rng.random() < 0.8:
+            seqs = rng.choice([None, batched, max(batched // 2, 1)])   # mostly past SchedulerConfig's own check
+        if batched is not None:
+            args += ["--max-num-batched-tokens", str(batched)]
+        if seqs is not None:
+            args += ["--max-num-seqs", str(seqs)]
+        if vt >= (0, 26, 0) and rng.random() < 0.1:
+            args += ["--max-num-scheduled-tokens", rng.choice(["0", "8", "4096"])]
+        if rng.random() < 0.2:
+            args += ["--max-model-len", rng.choice(["4", "16", "2048"])]
+        files = {os.path.join(case_root, name): cfg for name, cfg in drafts.items()}
+        cases.append({"id": f"b{i}", "target": target_name, "config": target, "args": args,
+                      "model_dir": os.path.join(case_root, "target"), "files": files})
+    return cases
+
+
 #: catalog drafts whose target is not in the catalog: a catalog target of the same geometry stands in
 #: (yuhuili/EAGLE-LLaMA3-Instruct-8B was trained for Meta-Llama-3-8B-Instruct; Llama-3.1-8B-Instruct has the
 #: same hidden size 4096, 32 heads / 8 KV heads, 32 layers and vocabulary 128256 — what the checks read)
@@ -511,6 +562,27 @@ def test_speculative_agrees_with_real_vllm(version):
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
+#: the sized-batch launches (batched_launches) per release from 0.20.0, where VllmConfig starts checking them
+BATCHED_VERSIONS = [v for v in VERSIONS if tuple(int(x) for x in v.split("+")[0].split(".")) >= (0, 20, 0)]
+
+
+@pytest.mark.parametrize("version", BATCHED_VERSIONS)
+def test_sized_batches_agree_with_real_vllm(version):
+    """KVG_SPEC_BATCHED_CASES launches (default 8, seed KVG_SPEC_SEED) that size their own batch with a draft."""
+    n = int(os.environ.get("KVG_SPEC_BATCHED_CASES", "8"))
+    seed = int(os.environ.get("KVG_SPEC_SEED", "5"))
+    root = tempfile.mkdtemp(prefix="kvg-batched-")
+    try:
+        report = compare_launches(version, seed, batched_launches(seed, n, version, root), errors=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    counts = report["counts"]
+    print(f"\nvLLM {version} sized batches: {counts}")
+    assert counts.get("agree", 0) > 0
+    assert counts.get("undecidable", 0) <= n // 3, report["undecidable"][:5]
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
 if __name__ == "__main__":
     import argparse
 
@@ -521,9 +593,16 @@ if __name__ == "__main__":
     ap.add_argument("--out", default=None)
     ap.add_argument("--dspark", action="store_true", help="the hand-picked DSpark launches instead")
     ap.add_argument("--heads", action="store_true", help="the catalog's draft heads with their targets instead")
+    ap.add_argument("--batched", action="store_true", help="launches that size their own batch instead")
     a = ap.parse_args()
     for v in a.vllm:
-        if a.heads or a.dspark:
+        if a.batched:
+            tmp = tempfile.mkdtemp(prefix="kvg-batched-")
+            try:
+                rep = compare_launches(v, a.seed, batched_launches(a.seed, a.cases, v, tmp), errors=True)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        elif a.heads or a.dspark:
             hand_picked = catalog_draft_launches if a.heads else dspark_launches
             tmp = tempfile.mkdtemp(prefix="kvg-launches-")
             try:
