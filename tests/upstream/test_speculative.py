@@ -20,11 +20,13 @@ Run directly for a full report: ``python -m tests.upstream.test_speculative --vl
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import random
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -48,14 +50,35 @@ TARGETS = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-8B", "Qwen/Qwen3-30B-
            "deepseek-ai/DeepSeek-V3", "mistralai/Mistral-7B-Instruct-v0.3", "microsoft/phi-4")
 
 
-def oracle_host() -> dict:
+def oracle_host(version: "str | None" = None) -> dict:
     """The oracle's host as kvguard states it: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL, AMX tiles as
-    KVG_ORACLE_CPU_AMX makes the oracle answer (tests/upstream/oracle_runner.py cpu_amx_answer)."""
+    KVG_ORACLE_CPU_AMX makes the oracle answer (tests/upstream/oracle_runner.py cpu_amx_answer); with ``version``,
+    the pydantic its oracle imports too (argparse's refusals of a config class name it: without it, undecidable)."""
     with open("/proc/meminfo") as fh:
         mem = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemTotal:"))
-    return {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
+    host = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
             "cpu_memory_bytes": mem, "arctic_inference": False, "ipex": False,
             "amx": os.environ.get("KVG_ORACLE_CPU_AMX") == "1"}
+    pydantic = oracle_pydantic(version) if version is not None else None
+    if pydantic is not None:
+        host["pydantic"] = pydantic
+    return host
+
+
+@functools.lru_cache(maxsize=None)
+def oracle_pydantic(version: str) -> "str | None":
+    """The major.minor of the pydantic the release's oracle imports (None without an oracle)."""
+    from .differential import oracle_command
+
+    found = oracle_command(version)
+    if found is None:
+        return None
+    python, python_env = found
+    proc = subprocess.run([python, "-c", "import pydantic.version as v; print(v.VERSION)"], capture_output=True,
+                          text=True, env=dict(os.environ, **(python_env or {})), timeout=120)
+    if proc.returncode != 0:
+        return None
+    return ".".join(proc.stdout.strip().split(".")[:2])
 
 
 def _config(name: str) -> dict:
@@ -454,7 +477,7 @@ def _kvguard_outcome(case: dict, version: str, *, stage: bool = False, errors: b
     launch = [*prefix, "vllm", "serve", case["model_dir"], *case["args"]]
     env = {} if prefix else dict(case.get("env") or {})
     try:
-        report = examine(release, launch, host=Host(**oracle_host()), env=env)
+        report = examine(release, launch, host=Host(**oracle_host(version)), env=env)
     except Undecidable as exc:
         return {"undecidable": str(exc)}
     v = report.verdict
