@@ -2,11 +2,13 @@
 ``DeepseekV4MoE._init_mega_moe_experts`` (vllm/models/deepseek_v4/nvidia/model.py), vllm-project/vllm#52435.
 
 Facts of the releases' lines, written here by hand: the EP group has dp x pcp x tp ranks
-(vllm/distributed/parallel_state.py, ``initialize_model_parallel``); 0.22.x asserts
+(vllm/distributed/parallel_state.py, ``initialize_model_parallel``); 0.20.0 - 0.22.x assert
 ``config.n_routed_experts % self.ep_size == 0`` with no message; from 0.23.0 ``n_physical_experts`` counts
 ``eplb_config.num_redundant_experts`` and the assert says ``n_physical_experts={n} must be divisible by
 ep_size={ep}. Adjust num_redundant_experts.``; in 0.29.0 - 0.31.0 the FlashInfer MoE-EP backends take the same path
-(``moe_backend in MEGA_MOE_BACKENDS``).  DeepSeek-V4-Flash has 256 routed experts, -Pro 384.  The answers are shown
+(``moe_backend in MEGA_MOE_BACKENDS``); 0.20.x takes the path only with expert parallel (vllm/model_executor/models/
+deepseek_v4.py: ``use_mega_moe`` is False without it), 0.21.0+ refuses the backend without it ("DeepSeek V4 MegaMoE
+currently requires expert parallel. …").  DeepSeek-V4-Flash has 256 routed experts, -Pro 384.  The answers are shown
 by the releases in tests/upstream/test_dsv4_mega_moe.py.
 """
 
@@ -48,9 +50,19 @@ def test_issue_52435_dp3_with_expert_parallel_is_refused(version):
     assert v.message == "n_physical_experts=256 must be divisible by ep_size=3. Adjust num_redundant_experts."
 
 
-def test_0_22_asserts_on_the_routed_experts_without_a_message():
-    v = mega(model(), "0.22.0", dp=3, ep=True)
+@pytest.mark.parametrize("version", ["0.20.0", "0.20.2", "0.21.0", "0.22.0", "0.22.1"])
+def test_to_0_22_the_assert_is_bare_on_the_routed_experts(version):
+    v = mega(model(), version, dp=3, ep=True)
     assert (v.ok, v.exc_type, v.check, v.message) == (False, "AssertionError", "MI_dsv4_mega_moe_experts", "")
+
+
+def test_0_21_refuses_the_backend_without_expert_parallel_and_0_20_does_not():
+    v = mega(model(), "0.21.0", tp=8)
+    assert (v.exc_type, v.check, v.message) == ("NotImplementedError", "MI_dsv4_mega_moe_ep", (
+        "DeepSeek V4 MegaMoE currently requires expert parallel. Enable it with --enable-expert-parallel, or pick a "
+        "different moe backend."))
+    v = mega(model(), "0.20.0", tp=8)
+    assert v.ok and "without expert parallel is not modelled" in _mi_reason(v)
 
 
 @pytest.mark.parametrize("version", MESSAGE_SINCE)

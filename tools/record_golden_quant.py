@@ -626,23 +626,23 @@ CASES += [
      "why": "nvidia/DeepSeek-V4-Flash-NVFP4 at -tp 4 -dp 2 with expert parallel and EPLB (264 physical experts over 8 "
             "EP ranks): the NVFP4 experts' method takes EPLB, Marlin applies the clamp: accepted"},
     # the MegaMoE path (--moe-backend deep_gemm_mega_moe with expert parallel, 0.22.0+): the experts' assert that the
-    # EP group (dp x pcp x tp) divides them (vllm-project/vllm#52435; recorded for 0.22.0, 0.23.0, 0.28.0, 0.30.0 and
-    # 0.33.0: ``--vllm ... --only mi-dsv4-flash-mega-dp3 mi-dsv4-flash-mega-dp5-eplb-r3 mi-dsv4-nvfp4-flash-mega-tp2-dp3``)
+    # EP group (dp x pcp x tp) divides them (vllm-project/vllm#52435; recorded for 0.20.0, 0.21.0, 0.22.0, 0.23.0,
+    # 0.28.0, 0.30.0 and 0.33.0: ``--vllm ... --only mi-dsv4-flash-mega-dp3 mi-dsv4-flash-mega-dp5-eplb-r3 mi-dsv4-nvfp4-flash-mega-tp2-dp3``)
     {"id": "mi-dsv4-flash-mega-dp3", "model": "deepseek-ai/DeepSeek-V4-Flash",
      "argv": ["-dp", "3", "--enable-expert-parallel", "--kv-cache-dtype", "fp8", "--moe-backend", "deep_gemm_mega_moe"],
-     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "deep_gemm_mega_moe"}, "since": "0.22.0",
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "deep_gemm_mega_moe"}, "since": "0.20.0",
      "why": "DeepSeek-V4-Flash over 3 data-parallel ranks with expert parallel and the MegaMoE backend: 256 routed "
-            "experts over an EP group of 3 (AssertionError: bare in 0.22.x, with the message from 0.23.0)"},
+            "experts over an EP group of 3 (AssertionError: bare to 0.22.x, with the message from 0.23.0)"},
     {"id": "mi-dsv4-flash-mega-dp5-eplb-r3", "model": "deepseek-ai/DeepSeek-V4-Flash",
      "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", '{"num_redundant_experts": 3}',
               "--kv-cache-dtype", "fp8", "--moe-backend", "deep_gemm_mega_moe"],
-     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "deep_gemm_mega_moe"}, "since": "0.22.0",
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "deep_gemm_mega_moe"}, "since": "0.20.0",
      "why": "the MegaMoE assert counts --eplb-config's redundant experts from 0.23.0: 256 + 3 over 5 EP ranks "
-            "(0.22.x: 256 over 5, bare)"},
+            "(to 0.22.x: 256 over 5, bare)"},
     {"id": "mi-dsv4-nvfp4-flash-mega-tp2-dp3", "model": "nvidia/DeepSeek-V4-Flash-NVFP4",
      "argv": ["-tp", "2", "-dp", "3", "--enable-expert-parallel", "--kv-cache-dtype", "fp8", "--moe-backend",
               "deep_gemm_mega_moe"],
-     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "deep_gemm_mega_moe"}, "since": "0.22.0",
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "deep_gemm_mega_moe"}, "since": "0.20.0",
      "why": "nvidia/DeepSeek-V4-Flash-NVFP4 at -tp 2 -dp 3 with the MegaMoE backend: the shared experts replicated "
             "from 0.27.0 (the MoE runs sequence-parallel), then 256 routed experts over an EP group of 6 (the NVFP4 "
             "experts are not read before the assert)"},

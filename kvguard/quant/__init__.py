@@ -1113,9 +1113,10 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     # past _dsv4.unmodelled, a MegaMoE name is deep_gemm_mega_moe on the released routing (kvguard.quant.dsv4)
     mega = _dsv4.mega_experts_path(launch.moe_backend, release)
     if mega and not launch.ep:
-        # DeepseekV4Model refuses the MegaMoE path without expert parallel before any layer (MI_dsv4_mega_moe_ep)
+        # from 0.21.0 DeepseekV4Model refuses the MegaMoE path without expert parallel before any layer
+        # (MI_dsv4_mega_moe_ep); 0.20.x builds the fused experts with the name (not modelled)
         return Outcome(unmodelled=f"the model construction of {_dsv4.ARCH} with --moe-backend {launch.moe_backend} "
-                                  f"without expert parallel (refused before any layer)")
+                                  f"without expert parallel is not modelled")
     # DeepseekV4DecoderLayer: the MoE runs sequence-parallel (its shared experts replicated) with expert parallel,
     # tp > 1 and dp > 1 (or the MegaMoE path, whatever dp) on one pipeline stage
     sequence_parallel = launch.pp == 1 and launch.ep and tp > 1 and (launch.dp > 1 or mega)

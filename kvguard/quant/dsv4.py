@@ -98,13 +98,14 @@ are sized by floor divisions) and EPLB.  From 0.32.0 the CUDA config class reads
 the MXFP4 method for a main layer whose ``layers.N.ffn.experts`` it matches (the published lists match none).  Shown
 by the release: tests/upstream/test_dsv4_model.py runs the release's own NVFP4 selection on the CUDA 9.0 stand-in.
 
-``DeepseekV4MoE``'s MegaMoE path belongs to ``--moe-backend deep_gemm_mega_moe`` (0.22.0+; in 0.29.0 – 0.31.0
-also the FlashInfer MoE-EP backends, :func:`mega_experts_path`), with expert parallel (the model refuses it without,
-before any layer: kvguard.rules.table MI_dsv4_mega_moe_ep).  Read in 0.22.0, 0.23.0, 0.27.0 – 0.33.0: the MoE block
+``DeepseekV4MoE``'s MegaMoE path belongs to ``--moe-backend deep_gemm_mega_moe`` (0.20.0+; in 0.29.0 – 0.31.0
+also the FlashInfer MoE-EP backends, :func:`mega_experts_path`), with expert parallel (from 0.21.0 the model refuses
+it without, before any layer: kvguard.rules.table MI_dsv4_mega_moe_ep; 0.20.x takes the fused path without).  Read
+in 0.20.0, 0.21.0, 0.22.0, 0.23.0, 0.27.0 – 0.33.0: the MoE block
 checks the routing for that path (``sqrtsoftplus`` scoring, from 0.31.0 normalized top-k, ``fp4`` experts), builds
 its router and shared experts (replicated from 0.27.0 when the MoE runs sequence-parallel, which that path makes it
 with expert parallel, tp > 1 and pp 1), then ``_init_mega_moe_experts`` asserts that the EP group (dp x pcp x tp
-ranks) divides the experts: bare, on the routed experts alone, in 0.22.x; from 0.23.0 on the routed + redundant
+ranks) divides the experts: bare, on the routed experts alone, to 0.22.x; from 0.23.0 on the routed + redundant
 ones (``--eplb-config``'s ``num_redundant_experts``) with ``n_physical_experts=… must be divisible by ep_size=….
 Adjust num_redundant_experts.``.  Decided for ``deep_gemm_mega_moe`` on the released routing (``scoring_func``
 sqrtsoftplus, ``norm_topk_prob`` true, ``expert_dtype`` fp4, all written in the config), NVFP4 exports included (the
@@ -184,9 +185,9 @@ HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "V
             "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS",
             "VLLM_MXFP4_USE_MARLIN")
 
-#: the first release whose DeepSeek-V4 MoE block has the MegaMoE path (``deep_gemm_mega_moe``): its experts assert that
-#: the EP group divides the routed experts (bare)
-MEGA_EXPERTS_SINCE = "0.22.0"
+#: the first release whose DeepSeek-V4 MoE block has the MegaMoE path (``deep_gemm_mega_moe``; 0.20.x only with expert
+#: parallel, the fused path without it): its experts assert that the EP group divides the routed experts (bare)
+MEGA_EXPERTS_SINCE = "0.20.0"
 #: the first release whose MegaMoE assert counts the redundant experts and says so
 MEGA_EXPERTS_MESSAGE = "0.23.0"
 #: the releases whose MoE block also sends the FlashInfer MoE-EP backends down the MegaMoE path (``use_mega_moe``
@@ -381,7 +382,7 @@ def nvfp4_experts(experts: "Any", quant_cfg: "Mapping[str, Any]", release) -> bo
 
 
 def mega_experts_path(moe_backend: str, release) -> bool:
-    """Whether DeepseekV4MoE builds its experts with ``_init_mega_moe_experts`` for this --moe-backend (0.22.0+:
+    """Whether DeepseekV4MoE builds its experts with ``_init_mega_moe_experts`` for this --moe-backend (0.20.0+:
     ``deep_gemm_mega_moe``; 0.29.0 – 0.31.0 also the FlashInfer MoE-EP names)."""
     if not release.within(MEGA_EXPERTS_SINCE):
         return False
@@ -390,7 +391,7 @@ def mega_experts_path(moe_backend: str, release) -> bool:
 
 def mega_experts_indivisible(n_routed: int, redundant: int, ep_size: int, release) -> "Optional[dict]":
     """The values of ``_init_mega_moe_experts``' assert when the EP group does not divide the experts (None: it
-    does): 0.22.x the routed experts alone (a bare assert, no values), from 0.23.0 routed + redundant."""
+    does): to 0.22.x the routed experts alone (a bare assert, no values), from 0.23.0 routed + redundant."""
     if not release.within(MEGA_EXPERTS_MESSAGE):
         return None if n_routed % ep_size == 0 else {}
     physical = n_routed + redundant

@@ -3417,7 +3417,7 @@ RULES = (
           template="MRV2 PCP currently supports MLA models only.",
           source="vllm/v1/worker/gpu/pcp_manager.py::PCPManager.validate_config (GPUModelRunner.__init__)",
           description="-pcp on the V2 model runner needs an MLA model (its other PCP checks: listed as skipped)"),
-    Check("MI_dsv4_mega_moe_ep", "0.22.0", "0.28.0", stage="model_init", exc="NotImplementedError", scope="feature",
+    Check("MI_dsv4_mega_moe_ep", "0.21.0", "0.28.0", stage="model_init", exc="NotImplementedError", scope="feature",
           when=lambda state: _dsv4_mega_without_ep(state, _NATIVE_MEGA_MOE), template=_DSV4_MEGA_EP,
           source=_S_DSV4_MODEL, description=_DSV4_MEGA_EP_WHAT),
     Check("MI_dsv4_mega_moe_ep", "0.29.0", "0.31.0", stage="model_init", exc="NotImplementedError",
@@ -3538,7 +3538,7 @@ RULES = (
           source="vllm/models/deepseek_v4/attention.py::_resolve_dsv4_kv_cache_dtype (kvguard.quant.dsv4)",
           description="DeepSeek-V4's sparse-MLA attention (FlashMLA's FP8 block layout on compute capability 9.0): "
                       "a --kv-cache-dtype other than auto or an fp8 one"),
-    Check("MI_dsv4_mega_moe_experts", "0.22.0", "0.22.1", stage="model_init", exc="AssertionError", scope="feature",
+    Check("MI_dsv4_mega_moe_experts", "0.20.0", "0.22.1", stage="model_init", exc="AssertionError", scope="feature",
           options=("moe_backend",), when=lambda state: _mi_fires(state, "MI_dsv4_mega_moe_experts"), template="",
           source=_S_DSV4_MOE_MEGA, description=_DSV4_MEGA_EXPERTS_WHAT + " (a bare assert on the routed experts)"),
     Check("MI_dsv4_mega_moe_experts", "0.23.0", stage="model_init", exc="AssertionError", scope="feature",
@@ -3958,7 +3958,7 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
                                          "selected attention implementation"),
     ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
-    ("MI_dsv4_mega_moe_routing", "0.22.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE "
+    ("MI_dsv4_mega_moe_routing", "0.20.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE "
                                                  "with a checkpoint's scoring function, top-k normalisation or "
                                                  "expert dtype it does not support)"),
 )

@@ -2,8 +2,8 @@
 release building its CUDA model (vllm/models/deepseek_v4/nvidia/model.py) on the meta device.
 
 With expert parallel the MoE block takes ``_init_mega_moe_experts``, whose assert needs the EP group (dp x pcp x tp
-ranks; the runner's ``get_ep_group`` stands in with that size) to divide the experts: bare on the routed experts in
-0.22.x, ``n_physical_experts=… must be divisible by ep_size=…. Adjust num_redundant_experts.`` (routed + redundant)
+ranks; the runner's ``get_ep_group`` stands in with that size) to divide the experts: bare on the routed experts to
+0.22.x (0.20.x - 0.21.0: vllm/model_executor/models/deepseek_v4.py; 0.20.x takes the path with expert parallel only), ``n_physical_experts=… must be divisible by ep_size=…. Adjust num_redundant_experts.`` (routed + redundant)
 from 0.23.0 — the form of vllm-project/vllm#52435 (``-dp 3 --enable-expert-parallel`` on DeepSeek-V4-Flash).  Before
 it: layer 0's attention (the KV-cache dtype before 0.30.0, the vocabulary over tp) and the shared experts (replicated
 when the MoE runs sequence-parallel, which the MegaMoE path makes it with tp > 1).  Where the assert passes, the
@@ -14,7 +14,7 @@ tests/upstream/test_dsv4_model.py cuts them; the layouts below with the fp8 KV c
 one (refused by the attention first; from 0.30.0 read as fp8).  Compared:
 accepted or not, exception type and message (tests/upstream/test_quant.py's ``compare``).
 
-Releases: KVG_ORACLE_VERSIONS from 0.22.0 (CI: the first of them from 0.22.0, 0.30.0 and the last).
+Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: the first of them from 0.20.0, 0.30.0 and the last).
 Full runs: ``python -m tests.upstream.test_dsv4_mega_moe V``.
 """
 
@@ -35,8 +35,8 @@ from .test_quant import compare
 
 pytestmark = pytest.mark.upstream
 
-VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.22.0 0.30.0 0.33.0").split()
-SAMPLE = release_sample(VERSIONS, "0.22.0", also=("0.30.0",))
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.30.0 0.33.0").split()
+SAMPLE = release_sample(VERSIONS, "0.20.0", also=("0.30.0",))
 
 MODELS = ("deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro", "nvidia/DeepSeek-V4-Flash-NVFP4")
 
