@@ -1327,6 +1327,12 @@ _HC_SP_SINCE = "0.32.0"
 _HC_SP_PROBLEM = ("--enable-hc-sp with -tp {tp}: vLLM {version}'s ModelConfig.verify_with_parallel_config refuses it "
                   "off CUDA, for a model class without SupportsHCSP or with -pp above 1 "
                   "(ValueErrors kvguard does not render)")
+#: 0.19.0-0.26.x: ModelConfig.__post_init__, right after building MultiModalConfig, refuses --renderer-num-workers
+#: above 1 while the processor cache is on (--mm-processor-cache-gb above 0, 4 by default); 0.27.0+ only for pooling
+#: runners (not modelled here)
+_RENDERER_WORKERS_RANGE = ("0.19.0", "0.26.0")
+_RENDERER_WORKERS_PROBLEM = ("--renderer-num-workers {workers} with the multimodal processor cache on: vLLM {version}'s "
+                             "ModelConfig refuses it for a multimodal model (a ValueError kvguard does not render)")
 _TORCH_SHM_PROBLEM = ("--mm-tensor-ipc torch_shm: ModelConfig refuses it with more than one GPU (data, tensor or "
                       "pipeline parallel) and VllmConfig without VLLM_WORKER_MULTIPROC_METHOD=spawn (ValueErrors "
                       "kvguard does not render)")
@@ -1550,6 +1556,8 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     mm_fp8: dict[str, Optional[str]] = {}
     mm_torch_shm = False
     hc_sp = False
+    renderer_workers: Optional[str] = None
+    mm_cache_gb: Optional[str] = None
     #: LoRAConfig's numbers as argparse stored them (kvguard.rules.lora_config), kept only with --enable-lora
     lora_numbers: dict[str, Any] = {}
     for opt, values, original, converted in actions:
@@ -1620,6 +1628,10 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.fields[dest] = values[0]
         if dest in _MM_FP8_DESTS:
             mm_fp8[dest] = values[0] if values and values[0] not in ("", "None") else None
+        if dest == "renderer_num_workers" and values:
+            renderer_workers = values[0]
+        if dest == "mm_processor_cache_gb" and values:
+            mm_cache_gb = values[0]
         if dest == "enable_hc_sp":
             hc_sp = opt == "--enable-hc-sp"
         if dest == "mm_tensor_ipc":
@@ -1717,6 +1729,14 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
         cmd.fields.setdefault("multimodal_value_problem", mm_fp8_problem)
     if mm_torch_shm:
         cmd.fields.setdefault("multimodal_value_problem", _TORCH_SHM_PROBLEM)
+    if renderer_workers is not None and release.within(*_RENDERER_WORKERS_RANGE):
+        try:
+            workers, cache_on = int(renderer_workers), mm_cache_gb is None or float(mm_cache_gb) > 0
+        except ValueError:
+            workers, cache_on = 1, False    # argparse or the field's bounds answer such a value
+        if workers > 1 and cache_on:
+            cmd.fields.setdefault("multimodal_value_problem", _RENDERER_WORKERS_PROBLEM.format(
+                workers=workers, version=release.version))
     tp = cmd.fields.get("tensor_parallel_size")
     if hc_sp and isinstance(tp, int) and tp > 1 and release.within(_HC_SP_SINCE):
         raise Undecidable(_HC_SP_PROBLEM.format(tp=tp, version=release.version))
