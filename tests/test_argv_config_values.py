@@ -69,6 +69,12 @@ DECLINED = [
     ("0.10.2", ["--compilation-config", ""], "cannot read '' as a JSON object"),
     ("0.33.0", ["--attention-config", "[1]"], "cannot read '[1]' as a JSON object"),
     ("0.33.0", ["-cc", '{"max_cudagraph_capture_size": 2k}'], "cannot read"),
+    # Literal[...] | str fields: 0.33.0 parses any word, checked later (a platform, a registry) -- only the
+    # literal's words are vouched for; 0.33.0 refuses mxfp4 with minimax_m3_indexer_cp (ValueError, a pair)
+    ("0.33.0", ["--attention-config.indexer_kv_dtype", "fp16"], "cannot vouch for indexer_kv_dtype='fp16'"),
+    ("0.33.0", ["-ac", '{"indexer_kv_dtype": "mxfp4", "minimax_m3_indexer_cp": true}'],
+     "indexer_kv_dtype with minimax_m3_indexer_cp"),
+    ("0.33.0", ["--weight-transfer-config", '{"backend": "gloo"}'], "cannot vouch for backend='gloo'"),
 ]
 
 PASSED = [
@@ -92,6 +98,10 @@ PASSED = [
     ("0.33.0", ["-cc", '{"encoder_cudagraph_token_budgets": [1, 64]}']),
     ("0.33.0", ["-cc", '{"backend": "foo"}']),         # alone: 0.33.0 checks it against mode 3 only
     ("0.33.0", ["-cc", '{"encoder_cudagraph_max_vision_items_per_batch": -1}']),
+    # the vLLM recipes' MiniMax-M3 launches (0.33.0's oracle started all 6: tools/recipe_differential.py)
+    ("0.33.0", ["--attention_config.indexer_kv_dtype", "fp8"]),
+    ("0.33.0", ["-ac", '{"indexer_kv_dtype": "bf16"}']),
+    ("0.33.0", ["--weight-transfer-config", '{"backend": "ipc"}']),
 ]
 
 

@@ -20,6 +20,8 @@ The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-o
 - ``"bool"``, ``"int"``, ``"float"``, ``"str"``, then ``"?"`` when None is accepted, then the field's declared
   bounds (``"int>=0"``, ``"float?>0<=1"``): checked by the kind's rules below, each probed in the release;
 - a list: the enum or literal values the release accepts (names in either case, member values), None when nullable;
+  a ``Literal[...] | str`` field (0.33.0's ``indexer_kv_dtype``, WeightTransferConfig's ``backend``), which takes any
+  word while parsing and checks it later, is listed with its literal's words alone, so another word is declined;
 - ``"list[E]"``, then ``"?"`` when None is accepted: a list field whose items are of the plain kind ``E`` with its
   bounds (``"list[int]"``, ``"list[int>0]"``, ``"list[str]?"``), measured by probing the item rules inside a list
   (``["3"]`` is an int item there too, as pydantic's lax mode reads it) and the list's own: empty, unsorted and

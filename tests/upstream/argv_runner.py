@@ -404,6 +404,11 @@ def _schema(parse, path, cls, seen):
             kind = _enum_kind(parse, path, field.name, target)
         elif target in (bool, int, float, str):
             kind = _plain_kind(parse, path, cls, field, target.__name__)
+        elif _widened_to_str(target):
+            # ``Literal["auto", "fp8"] | str`` (0.33.0's AttentionConfig.indexer_kv_dtype, WeightTransferConfig.
+            # backend): parsing takes any word, and what a word outside the literal does is checked later (a
+            # registry, a platform) -- kvguard vouches for the literal's words alone, each probed here
+            kind = _literal_words_kind(parse, path, field.name, target)
         elif origin is list and len(typing.get_args(target)) == 1:
             kind = _list_kind(parse, path, cls, field, typing.get_args(target)[0])
         elif target is dict or (origin is dict and typing.get_args(target)[1:] == (typing.Any,)):
@@ -415,6 +420,38 @@ def _schema(parse, path, cls, seen):
     if pairs:
         out["&"] = pairs
     return out
+
+
+def _widened_to_str(target):
+    """Whether ``target`` is a union of ``str`` with string literals only (None aside), which pydantic reads as any
+    string: the literal members name no value the str member would refuse."""
+    import types
+    import typing
+
+    if typing.get_origin(target) not in (typing.Union, types.UnionType):
+        return False
+    members = [a for a in typing.get_args(target) if a is not type(None)]
+    literal_words = all(isinstance(word, str) for member in members if typing.get_origin(member) is typing.Literal
+                        for word in typing.get_args(member))
+    return str in members and literal_words and all(
+        member is str or typing.get_origin(member) is typing.Literal for member in members)
+
+
+def _literal_words_kind(parse, path, name, target):
+    """The words of a ``Literal[...] | str`` field's literal members the release accepts (None too when it is
+    accepted), as an enum kind; "any" when it accepts none of them."""
+    import typing
+
+    accepted = []
+    for member in typing.get_args(target):
+        if typing.get_origin(member) is typing.Literal:
+            accepted += [word for word in typing.get_args(member)
+                         if word not in accepted and _accepts(parse, path, name, word)]
+    if not accepted:
+        return "any"
+    if _accepts(parse, path, name, None):
+        accepted.append(None)
+    return accepted
 
 
 #: per plain base, values tried for a field in _pairs (those the field accepts alone)
