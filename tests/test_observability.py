@@ -96,14 +96,28 @@ def test_the_last_metrics_sample_is_the_one_validated(serve_json):
     assert (status, data["ok"]) == (0, True)
 
 
-def test_a_refused_hidden_metrics_version_comes_before_the_metrics_sample(serve_json):
-    status, data = serve_json("0.20.0", "--show-hidden-metrics-for-version", "x", "--kv-cache-metrics-sample", "0")
-    assert (status, data["exc_type"]) == (1, "InvalidVersion")
-
-
 @pytest.mark.parametrize("args", [["--kv-cache-metrics-sample", "inf"],
                                   ["--kv-cache-metrics-sample", "0", "--custom-histogram-buckets", "{}"]])
 def test_what_kvguard_does_not_render_of_the_metrics_sample_is_undecidable(capsys, args):
     status = run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", *args])
     assert status == 2
     assert "--kv-cache-metrics-sample" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.33.0"])
+def test_an_invalid_version_beside_the_sample_bound_is_one_validation_error(serve_json, version):
+    """0.20.0's answer (tests/upstream/test_observability.py): the version's field validator error, then the bound's."""
+    status, data = serve_json(version, "--show-hidden-metrics-for-version", "latest", "--kv-cache-metrics-sample", "0")
+    assert (status, data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "ValidationError", "ObservabilityConfig", "Value error, Invalid version: 'latest'")
+    assert data["errors"] == [
+        {"type": "value_error", "loc": ["show_hidden_metrics_for_version"], "msg": "Value error, Invalid version: 'latest'"},
+        {"type": "greater_than", "loc": ["kv_cache_metrics_sample"], "msg": "Input should be greater than 0"}]
+
+
+def test_an_invalid_version_beside_an_otlp_endpoint_before_0_17_0_is_undecidable(serve_json):
+    # 0.12.0's oracle joins OpenTelemetry's import refusal (the host's) to the version's error
+    status, data = serve_json("0.12.0", "--show-hidden-metrics-for-version", "x", "--otlp-traces-endpoint",
+                              "grpc://collector:4317")
+    assert status == 2
+    assert "OpenTelemetry" in data["reason"]

@@ -76,7 +76,40 @@ def hidden_metrics_version_invalid(state: Any) -> bool:
                         "26.x): kvguard does not quote it")
     from .engine import Refusal
 
-    raise Refusal("InvalidVersion", VERSION_MESSAGE.format(value=value), wrapped_by="ObservabilityConfig")
+    message = VERSION_MESSAGE.format(value=value)
+    # the OTLP endpoint's and the trace modules' validator errors join the same ValidationError (undecidable in
+    # their rows, so here too)
+    otlp_endpoint(state)
+    trace_modules(state)
+    _beside_sample_bound(state, value, message)
+    raise Refusal("InvalidVersion", message, wrapped_by="ObservabilityConfig")
+
+
+def _beside_sample_bound(state: Any, value: str, message: str) -> None:
+    """0.12.0+: the version's field validator and ``--kv-cache-metrics-sample``'s bound fail in one validation: one
+    ValidationError, the version's ``value_error`` first (declared first), then the bound's (the 0.20.0 oracle).
+    Beside the options whose validators between them may add errors, undecidable."""
+    lay = state.layout
+    sample = lay.kv_cache_metrics_sample_out_of_bounds
+    if sample is None or not state.release.within("0.12.0"):
+        return
+    from .cache_config import bound_error, broken_bound
+
+    if lay.otlp_traces_endpoint or lay.collect_detailed_traces is not None or lay.custom_histogram_buckets_given \
+            or sample != sample or sample in (float("inf"), float("-inf")):
+        state.undecided(f"--show-hidden-metrics-for-version {value!r} and --kv-cache-metrics-sample {sample}: "
+                        "ObservabilityConfig refuses both in one ValidationError, beside options whose validators may "
+                        "add errors kvguard does not render")
+    broken = broken_bound(sample, (("gt", 0), ("le", 1)))
+    if broken is None:
+        return
+    from ..verdict import ErrorEntry
+    from .engine import Refusal
+
+    entries = (ErrorEntry("value_error", ("show_hidden_metrics_for_version",), "Value error, " + message, value,
+                          {"error": ValueError(message)}),
+               bound_error("kv_cache_metrics_sample", sample, *broken))
+    raise Refusal("ValidationError", entries[0].msg, errors=entries, wrapped_by="ObservabilityConfig")
 
 
 def traces_without_endpoint(state: Any) -> bool:
@@ -89,8 +122,9 @@ def metrics_sample_bound(state: Any) -> None:
     value = lay.kv_cache_metrics_sample_out_of_bounds
     if value is None:
         return
-    # the fields declared before it have passed the rows before this one (a refused version, module name or a
-    # missing OpenTelemetry decide there); 0.33.0's histogram buckets, declared after it, are not followed
+    # the fields declared before it have passed the rows before this one (a refused version beside it is rendered
+    # there; a module name or a missing OpenTelemetry decide there); 0.33.0's histogram buckets, declared after it,
+    # are not followed
     if lay.custom_histogram_buckets_given or value != value or value in (float("inf"), float("-inf")):
         state.undecided(f"ObservabilityConfig refuses --kv-cache-metrics-sample {value} with pydantic's message; "
                         "kvguard does not render it for a non-finite value or beside --custom-histogram-buckets, "
