@@ -75,6 +75,7 @@ DECLINED = [
     ("0.33.0", ["-ac", '{"indexer_kv_dtype": "mxfp4", "minimax_m3_indexer_cp": true}'],
      "indexer_kv_dtype with minimax_m3_indexer_cp"),
     ("0.33.0", ["--weight-transfer-config", '{"backend": "gloo"}'], "cannot vouch for backend='gloo'"),
+    ("0.23.0", ["--weight-transfer-config", '{"backend": "sparse_nccl"}'], "cannot vouch for backend='sparse_nccl'"),
 ]
 
 PASSED = [
@@ -102,6 +103,7 @@ PASSED = [
     ("0.33.0", ["--attention_config.indexer_kv_dtype", "fp8"]),
     ("0.33.0", ["-ac", '{"indexer_kv_dtype": "bf16"}']),
     ("0.33.0", ["--weight-transfer-config", '{"backend": "ipc"}']),
+    ("0.27.0", ["--weight-transfer-config", '{"backend": "sparse_nccl"}']),   # Literal["nccl", "ipc", "sparse_nccl"]
 ]
 
 
